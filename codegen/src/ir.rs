@@ -1,0 +1,116 @@
+//! The checked catalog: what the emitters consume. Named types are resolved, implicit error
+//! codes added, and every name is known to be valid, so emitters never fail.
+
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    pub permissions: Vec<Permission>,
+    pub error_codes: Vec<ErrorCode>,
+    pub tools: Vec<Tool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Permission {
+    pub name: String,
+    pub description: String,
+    pub flag: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ErrorCode {
+    pub code: String,
+    pub category: String,
+    pub message: String,
+    pub when: String,
+    pub host_action: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Tool {
+    pub name: String,
+    pub title: String,
+    pub group: String,
+    pub permission: String,
+    pub description: String,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+    pub input: Object,
+    pub output: Object,
+    /// Declared codes plus the implicit ones, in catalog order.
+    pub errors: Vec<String>,
+    pub valid_examples: Vec<Value>,
+    pub invalid_examples: Vec<(Value, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Object {
+    /// Rust type name of the generated input struct.
+    pub rust_name: String,
+    pub description: Option<String>,
+    pub fields: Vec<Field>,
+    pub rules: Vec<Rule>,
+    pub extension_fields: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub alias: Option<String>,
+    pub required: bool,
+    pub node: TyNode,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TyNode {
+    pub ty: Ty,
+    pub nullable: bool,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    String {
+        min_length: Option<u64>,
+        max_length: Option<u64>,
+        pattern: Option<String>,
+    },
+    Integer {
+        minimum: Option<i64>,
+        maximum: Option<i64>,
+    },
+    Boolean,
+    Decimal {
+        greater_than: Option<String>,
+        less_than: Option<String>,
+    },
+    Date,
+    DateTime,
+    Enum {
+        rust_name: String,
+        values: Vec<String>,
+    },
+    Array {
+        items: Box<TyNode>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+    },
+    Object(Box<Object>),
+    Any,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    pub when_field: String,
+    pub when_in: Vec<String>,
+    pub require: Vec<String>,
+    pub forbid: Vec<String>,
+    pub message: String,
+}
+
+/// The decimal-string syntax shared by the JSON Schema and the runtime validator.
+pub const DECIMAL_PATTERN: &str = "^-?[0-9]{1,20}(\\.[0-9]{1,10})?$";
+/// ISO calendar date syntax; the runtime also checks that the date exists.
+pub const DATE_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";

@@ -1,0 +1,115 @@
+//! The etrade-mcp code generator: `spec/tools.yaml` → checked catalog → Rust tool layer,
+//! inventory tests, Markdown references and JSON Schema files.
+//!
+//! A library first (so it is testable without Cargo in the loop); `build.rs` and the
+//! `codegen` CLI are thin shells over [`generate`].
+
+pub mod check;
+pub mod diagnostics;
+pub mod emit_docs;
+pub mod emit_rust;
+pub mod ir;
+pub mod json_schema;
+pub mod model;
+
+pub use diagnostics::Diagnostic;
+use std::collections::BTreeMap;
+
+/// Where the catalog lives, relative to the workspace root; diagnostics name it.
+pub const SPEC_PATH: &str = "spec/tools.yaml";
+
+/// Parse and check a spec. Every problem found is returned at once, sorted by position.
+pub fn load(spec_text: &str) -> Result<ir::Catalog, Vec<Diagnostic>> {
+    let spec: model::Spec = match serde_saphyr::from_str(spec_text) {
+        Ok(s) => s,
+        Err(e) => return Err(vec![syntax_diagnostic(&e)]),
+    };
+    let mut d = diagnostics::Diagnostics::default();
+    let catalog = check::check(&spec, &mut d);
+    check_examples(&spec, &catalog, &mut d);
+    if d.is_empty() {
+        Ok(catalog)
+    } else {
+        Err(d.into_sorted())
+    }
+}
+
+/// Every generated file, keyed by its path relative to `generated/` (and OUT_DIR).
+pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnostic>> {
+    let catalog = load(spec_text)?;
+    let mut out = BTreeMap::new();
+    out.insert("tools.rs".to_string(), emit_rust::tools_rs(&catalog));
+    out.insert(
+        "inventory_tests.rs".to_string(),
+        emit_rust::inventory_rs(&catalog),
+    );
+    emit_docs::docs(&catalog, &mut out);
+    Ok(out)
+}
+
+fn syntax_diagnostic(e: &serde_saphyr::Error) -> Diagnostic {
+    let opts = serde_saphyr::render_options! {
+        snippets: serde_saphyr::SnippetMode::Off,
+    };
+    let rendered = e.without_snippet().render_with_options(opts);
+    let (line, column) = e
+        .location()
+        .map(|l| (l.line().max(1), l.column().max(1)))
+        .unwrap_or((1, 1));
+    Diagnostic {
+        line,
+        column,
+        message: strip_location_suffix(rendered.lines().next().unwrap_or("invalid YAML")),
+    }
+}
+
+/// serde-saphyr appends " at line L column C"; the diagnostic carries the position itself.
+fn strip_location_suffix(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].trim_end().to_string(),
+        None => message.trim().to_string(),
+    }
+}
+
+/// Valid examples must satisfy the advertised input schema. (Invalid ones, and the checks
+/// JSON Schema cannot express, are exercised by the generated inventory tests.)
+fn check_examples(spec: &model::Spec, catalog: &ir::Catalog, d: &mut diagnostics::Diagnostics) {
+    for (def, tool) in spec.tools.iter().zip(&catalog.tools) {
+        let schema = json_schema::input_schema(tool);
+        let validator = match jsonschema::validator_for(&schema) {
+            Ok(v) => v,
+            Err(e) => {
+                d.at(
+                    &def.input,
+                    format!("input schema is not valid JSON Schema: {e}"),
+                );
+                continue;
+            }
+        };
+        for ex in &def.examples.valid {
+            if let Some(err) = validator.iter_errors(&ex.value).next() {
+                let path = err.instance_path().to_string();
+                let path = if path.is_empty() {
+                    "/".to_string()
+                } else {
+                    path
+                };
+                d.at(
+                    ex,
+                    format!("valid example does not match the input schema at {path}: {err}"),
+                );
+            }
+        }
+        for ex in &def.examples.invalid {
+            if !ex.value.args.is_object() {
+                d.at(ex, "example args must be an object");
+            }
+        }
+        if let Err(e) = jsonschema::validator_for(&json_schema::output_schema(catalog, tool)) {
+            d.at(
+                &def.output,
+                format!("output schema is not valid JSON Schema: {e}"),
+            );
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The spec as written: serde types that mirror `spec/tools.yaml` one to one.
+//!
+//! Every value a semantic check may complain about is wrapped in [`Spanned`] so the
+//! diagnostic can point at its line and column. No `flatten` or `untagged` anywhere: serde
+//! buffers those and the spans would be lost.
+
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use serde_saphyr::Spanned;
+use std::fmt;
+
+pub type S<T> = Spanned<T>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    pub version: S<u32>,
+    pub permissions: Vec<PermissionDef>,
+    pub error_codes: Vec<ErrorCodeDef>,
+    #[serde(default)]
+    pub types: OrderedMap<Node>,
+    pub tools: Vec<ToolDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionDef {
+    pub name: S<String>,
+    pub description: Option<S<String>>,
+    /// The `etrade serve` flag that grants it; null = always granted.
+    pub flag: Option<S<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorCodeDef {
+    pub code: S<String>,
+    pub category: S<String>,
+    pub message: Option<S<String>>,
+    pub when: Option<S<String>>,
+    pub host_action: Option<S<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDef {
+    pub name: S<String>,
+    pub title: Option<S<String>>,
+    pub group: S<String>,
+    pub permission: S<String>,
+    pub description: Option<S<String>>,
+    pub annotations: S<Annotations>,
+    pub input: S<Node>,
+    pub output: S<Node>,
+    #[serde(default)]
+    pub errors: Vec<S<String>>,
+    #[serde(default)]
+    pub examples: Examples,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotations {
+    pub read_only: S<bool>,
+    pub destructive: S<bool>,
+    pub idempotent: S<bool>,
+    pub open_world: S<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Examples {
+    #[serde(default)]
+    pub valid: Vec<S<serde_json::Value>>,
+    #[serde(default)]
+    pub invalid: Vec<S<InvalidExample>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InvalidExample {
+    pub args: serde_json::Value,
+    pub code: S<String>,
+}
+
+/// One schema node: a named type, a field, an array's items, or a tool's input/output root.
+/// Which keys apply depends on `type`; the checker rejects keys that do not.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    pub name: Option<S<String>>,
+    pub alias: Option<S<String>>,
+    #[serde(rename = "type")]
+    pub ty: Option<S<String>>,
+    pub description: Option<S<String>>,
+    pub required: Option<S<bool>>,
+    pub nullable: Option<S<bool>>,
+    pub min_length: Option<S<u64>>,
+    pub max_length: Option<S<u64>>,
+    pub pattern: Option<S<String>>,
+    pub minimum: Option<S<i64>>,
+    pub maximum: Option<S<i64>>,
+    pub greater_than: Option<S<String>>,
+    pub less_than: Option<S<String>>,
+    pub values: Option<S<Vec<String>>>,
+    pub items: Option<Box<S<Node>>>,
+    pub min_items: Option<S<u64>>,
+    pub max_items: Option<S<u64>>,
+    pub fields: Option<S<Vec<S<Node>>>>,
+    pub rules: Option<S<Vec<S<RuleDef>>>>,
+    pub extension_fields: Option<S<Vec<S<String>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDef {
+    pub when: S<WhenDef>,
+    #[serde(default)]
+    pub require: Vec<S<String>>,
+    #[serde(default)]
+    pub forbid: Vec<S<String>>,
+    pub message: S<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhenDef {
+    pub field: S<String>,
+    #[serde(rename = "in")]
+    pub one_of: Vec<String>,
+}
+
+/// A YAML mapping kept in file order with the span of every key.
+#[derive(Debug)]
+pub struct OrderedMap<T>(pub Vec<(S<String>, T)>);
+
+impl<T> Default for OrderedMap<T> {
+    fn default() -> Self {
+        OrderedMap(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OrderedMap<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = OrderedMap<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a mapping of type names to type definitions")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<S<String>, T>()? {
+                    out.push((k, v));
+                }
+                Ok(OrderedMap(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}

@@ -1,0 +1,50 @@
+//! Descriptor types for the generated catalog: static data the MCP server reads.
+
+/// One tool as declared in the spec. Schemas are JSON text, parsed once at startup.
+#[derive(Debug)]
+pub struct ToolDescriptor {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub group: &'static str,
+    pub permission: &'static str,
+    pub description: &'static str,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+    pub input_schema: &'static str,
+    pub output_schema: &'static str,
+    pub error_codes: &'static [&'static str],
+}
+
+#[derive(Debug)]
+pub struct PermissionDescriptor {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The `etrade serve` flag that grants it; `None` means always granted.
+    pub flag: Option<&'static str>,
+}
+
+#[derive(Debug)]
+pub struct ErrorCodeDescriptor {
+    pub code: &'static str,
+    pub category: &'static str,
+    pub message: &'static str,
+}
+
+#[derive(Debug)]
+pub struct Catalog {
+    pub tools: &'static [ToolDescriptor],
+    pub permissions: &'static [PermissionDescriptor],
+    pub error_codes: &'static [ErrorCodeDescriptor],
+}
+
+impl Catalog {
+    pub fn tool(&self, name: &str) -> Option<&'static ToolDescriptor> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn permission(&self, name: &str) -> Option<&'static PermissionDescriptor> {
+        self.permissions.iter().find(|p| p.name == name)
+    }
+}

@@ -1,0 +1,233 @@
+//! Streamable HTTP at `/mcp` (axum + rmcp) with the guards a local trading tool needs:
+//! loopback by default, Origin validation, a bearer token for anything else, a body limit.
+
+use crate::server::McpServer;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub listen: SocketAddr,
+    /// Required on every request when set; mandatory for a non-loopback bind.
+    pub token: Option<String>,
+    pub max_body_bytes: usize,
+    /// Host names accepted in the Host header besides loopback (for a non-loopback bind).
+    pub allowed_hosts: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error(
+        "refusing to listen on {0}: it is not a loopback address. Configure a bearer token with --http-token-file FILE or ETRADE_MCP_HTTP_TOKEN, or listen on 127.0.0.1."
+    )]
+    TokenRequired(SocketAddr),
+    #[error("the HTTP token is empty; put a non-empty token in the file or variable")]
+    EmptyToken,
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("HTTP server failed: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A bound listener, so callers learn the real port before serving (`--listen :0`).
+pub struct BoundHttp {
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+}
+
+impl BoundHttp {
+    pub async fn bind(options: HttpOptions) -> Result<BoundHttp, HttpError> {
+        if options
+            .token
+            .as_deref()
+            .is_some_and(|t| t.trim().is_empty())
+        {
+            return Err(HttpError::EmptyToken);
+        }
+        if !options.listen.ip().is_loopback() && options.token.is_none() {
+            return Err(HttpError::TokenRequired(options.listen));
+        }
+        let listener = tokio::net::TcpListener::bind(options.listen)
+            .await
+            .map_err(|source| HttpError::Bind {
+                addr: options.listen,
+                source,
+            })?;
+        Ok(BoundHttp { listener, options })
+    }
+
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.listener.local_addr().ok()
+    }
+
+    pub async fn serve(
+        self,
+        server: McpServer,
+        shutdown: CancellationToken,
+    ) -> Result<(), HttpError> {
+        let o = self.options;
+        let mut config = StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(o.max_body_bytes)
+            .with_cancellation_token(shutdown.child_token());
+        if !o.listen.ip().is_loopback() {
+            // The bearer token defeats DNS rebinding; the Host list is then the operator's.
+            config = if o.allowed_hosts.is_empty() {
+                config.disable_allowed_hosts()
+            } else {
+                let mut hosts = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
+                hosts.extend(o.allowed_hosts.iter().cloned());
+                config.with_allowed_hosts(hosts)
+            };
+        }
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let guard = Arc::new(Guard { token: o.token });
+        let app = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn_with_state(guard, check_request));
+        // Without TCP_NODELAY each SSE answer stalls ~40 ms on delayed ACKs.
+        let listener = self.listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move { shutdown.cancelled().await })
+            .await
+            .map_err(HttpError::Serve)
+    }
+}
+
+struct Guard {
+    token: Option<String>,
+}
+
+async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    if let Some(origin) = request.headers().get(header::ORIGIN)
+        && !origin_allowed(origin)
+    {
+        return (StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed").into_response();
+    }
+    if let Some(token) = &guard.token
+        && !bearer_matches(request.headers(), token)
+    {
+        let mut r = (
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: a valid bearer token is required",
+        )
+            .into_response();
+        r.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return r;
+    }
+    next.run(request).await
+}
+
+/// Loopback origins on any port; anything else (including `null`) is refused.
+pub fn origin_allowed(origin: &HeaderValue) -> bool {
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, tail)) if tail.is_empty() || is_port(tail) => return h == "::1",
+            _ => return false,
+        }
+    } else {
+        match rest.split_once(':') {
+            Some((h, port)) if is_port(&format!(":{port}")) => h,
+            Some(_) => return false,
+            None => rest,
+        }
+    };
+    matches!(
+        host.to_ascii_lowercase().as_str(),
+        "localhost" | "127.0.0.1"
+    )
+}
+
+fn is_port(tail: &str) -> bool {
+    tail.strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    constant_time_eq(given.trim().as_bytes(), token.trim().as_bytes())
+}
+
+/// Compare without an early exit, so timing does not reveal a matching prefix.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = u8::from(a.len() != b.len());
+    for i in 0..a.len().max(b.len()) {
+        let x = a.get(i).copied().unwrap_or(0);
+        let y = b.get(i).copied().unwrap_or(0);
+        diff |= x ^ y;
+    }
+    diff == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins() {
+        for ok in [
+            "http://localhost",
+            "http://localhost:3000",
+            "https://127.0.0.1:8765",
+            "http://[::1]:9",
+            "http://[::1]",
+            "http://LOCALHOST:1",
+        ] {
+            assert!(origin_allowed(&HeaderValue::from_static(ok)), "{ok}");
+        }
+        for bad in [
+            "null",
+            "http://evil.example",
+            "http://localhost.evil.example",
+            "http://127.0.0.1.nip.io:80",
+            "http://[::2]:80",
+            "file://localhost",
+            "http://localhost:abc",
+            "http://localhost:80/x",
+        ] {
+            assert!(!origin_allowed(&HeaderValue::from_static(bad)), "{bad}");
+        }
+    }
+
+    #[test]
+    fn token_compare() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"abcd"));
+        assert!(!constant_time_eq(b"", b"a"));
+    }
+}

@@ -1,0 +1,22 @@
+//! Hand-written runtime of etrade-mcp.
+//!
+//! Everything with behaviour lives here: the result envelope, the error taxonomy, input
+//! validation, the MCP server, transports, configuration and credentials. The generated tool
+//! layer reaches this crate only through [`__codegen`]; nothing here depends on generated code.
+
+pub mod catalog;
+pub mod config;
+pub mod credentials;
+pub mod dispatch;
+pub mod envelope;
+pub mod errors;
+pub mod http;
+pub mod logging;
+pub mod paths;
+pub mod server;
+pub mod status;
+pub mod validation;
+
+#[doc(hidden)]
+#[path = "codegen_support.rs"]
+pub mod __codegen;

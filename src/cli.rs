@@ -1,0 +1,119 @@
+//! Command-line definitions and the commands behind them.
+
+mod serve;
+mod tools;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use runtime::config::Environment;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "etrade",
+    version,
+    about = "MCP server for E*TRADE accounts, with a local paper broker",
+    long_about = "etrade-mcp gives AI assistants typed, exact access to an E*TRADE account over MCP \
+                  (stdio or streamable HTTP). `etrade serve` starts the server; the default \
+                  environment is the local paper broker, which needs no E*TRADE keys."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the MCP server (stdio by default).
+    Serve(ServeArgs),
+    /// List the tool catalog, or show one tool's schemas.
+    Tools(ToolsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Environment to serve; overrides the profile's `environment` in config.toml.
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml (also names the keyring entry).
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
+    /// Transport: stdio (for a local MCP client) or streamable HTTP at /mcp.
+    #[arg(long, value_enum, default_value_t = TransportArg::Stdio)]
+    transport: TransportArg,
+    /// Address for --transport http. Non-loopback addresses need a bearer token.
+    #[arg(long, default_value = "127.0.0.1:8765")]
+    listen: std::net::SocketAddr,
+    /// File holding the bearer token required on every HTTP request.
+    #[arg(long, value_name = "FILE")]
+    http_token_file: Option<PathBuf>,
+    /// Largest accepted HTTP request body, in bytes (larger gets 413).
+    #[arg(long, default_value_t = runtime::http::DEFAULT_MAX_BODY_BYTES)]
+    max_body_bytes: usize,
+    /// Extra Host header values accepted for a non-loopback bind (repeatable).
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+    /// Grant the `trade` permission: place, change and cancel orders.
+    #[arg(long)]
+    allow_trading: bool,
+    /// Grant the `alerts_delete` permission: delete alerts.
+    #[arg(long)]
+    allow_alert_deletion: bool,
+    /// Where credentials are kept: the Linux kernel keyring, or memory (tests; empty).
+    #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: StoreArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EnvironmentArg {
+    Paper,
+    Sandbox,
+    Production,
+}
+
+impl From<EnvironmentArg> for Environment {
+    fn from(e: EnvironmentArg) -> Environment {
+        match e {
+            EnvironmentArg::Paper => Environment::Paper,
+            EnvironmentArg::Sandbox => Environment::Sandbox,
+            EnvironmentArg::Production => Environment::Production,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TransportArg {
+    Stdio,
+    Http,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StoreArg {
+    Keyutils,
+    Memory,
+}
+
+#[derive(Debug, clap::Args)]
+struct ToolsArgs {
+    #[command(subcommand)]
+    command: Option<ToolsCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+enum ToolsCommand {
+    /// Print a tool's input and output JSON Schemas.
+    Show {
+        /// Tool name, e.g. server_status.
+        name: String,
+    },
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Tools(args) => Ok(match args.command {
+            None => tools::list(),
+            Some(ToolsCommand::Show { name }) => tools::show(&name),
+        }),
+    }
+}
