@@ -1,0 +1,262 @@
+//! Shared by the integration tests: start the real `etrade` binary and talk to it with a
+//! real MCP client (rmcp) over stdio or streamable HTTP.
+
+#![allow(dead_code)]
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+pub type Client = RunningService<RoleClient, ClientConfig>;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_etrade");
+
+pub fn client_info(version: ProtocolVersion) -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("etrade-mcp-tests", "1.0.0"),
+    )
+    .with_protocol_version(version)
+}
+
+/// A state folder of its own for each server, so tests never share config or data.
+pub fn home() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+pub fn command(home: &tempfile::TempDir, args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.args(args)
+        .env("ETRADE_MCP_HOME", home.path())
+        .env_remove("ETRADE_MCP_HTTP_TOKEN")
+        .env_remove("ETRADE_MCP_ENVIRONMENT")
+        .env_remove("ETRADE_MCP_PROFILE")
+        .env("ETRADE_MCP_CREDENTIAL_STORE", "memory")
+        .kill_on_drop(true);
+    cmd
+}
+
+pub async fn stdio_client(home: &tempfile::TempDir, extra: &[&str]) -> Client {
+    let mut args = vec!["serve"];
+    args.extend_from_slice(extra);
+    let mut cmd = command(home, &args);
+    cmd.stderr(Stdio::null());
+    let transport = TokioChildProcess::new(cmd).expect("spawn etrade serve");
+    client_info(ProtocolVersion::V_2025_11_25)
+        .serve(transport)
+        .await
+        .expect("initialize over stdio")
+}
+
+/// A running `etrade serve --transport http` and the URL of its `/mcp` endpoint.
+pub struct HttpServer {
+    pub child: tokio::process::Child,
+    pub url: String,
+    pub _home: tempfile::TempDir,
+}
+
+pub async fn http_server(extra: &[&str]) -> HttpServer {
+    try_http_server(extra).await.expect("server started")
+}
+
+/// Start the server on an ephemeral loopback port; `Err(stderr)` when it exits instead.
+pub async fn try_http_server(extra: &[&str]) -> Result<HttpServer, String> {
+    let home = home();
+    let mut args = vec!["serve", "--transport", "http"];
+    if !extra.contains(&"--listen") {
+        args.extend_from_slice(&["--listen", "127.0.0.1:0"]);
+    }
+    args.extend_from_slice(extra);
+    let mut cmd = command(&home, &args);
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn etrade serve");
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = String::new();
+    let found = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            seen.push_str(&line);
+            seen.push('\n');
+            if let Some(url) = line.strip_prefix("etrade-mcp: listening on ") {
+                return Some(url.trim().to_string());
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten();
+    match found {
+        Some(url) => {
+            // Keep draining stderr so the server never blocks on a full pipe.
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            Ok(HttpServer {
+                child,
+                url,
+                _home: home,
+            })
+        }
+        None => {
+            let _ = child.wait().await;
+            Err(seen)
+        }
+    }
+}
+
+pub async fn http_client(url: &str) -> Client {
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    client_info(ProtocolVersion::V_2025_11_25)
+        .serve(transport)
+        .await
+        .expect("initialize over HTTP")
+}
+
+pub async fn call(
+    client: &Client,
+    name: &str,
+    args: Value,
+) -> Result<CallToolResult, rmcp::ServiceError> {
+    let args: Map<String, Value> = match args {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+        .await
+}
+
+/// The parsed JSON text block, asserting it equals structuredContent.
+pub fn payload(result: &CallToolResult) -> Value {
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent present");
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+        .collect();
+    assert_eq!(texts.len(), 1, "exactly one text block");
+    let text: Value = serde_json::from_str(texts[0]).expect("text is JSON");
+    assert_eq!(text, structured, "text block equals structuredContent");
+    structured
+}
+
+/// Everything the foundation promises about tools/list and server_status, for one client.
+pub async fn exercise_contract(client: &Client, transport: &str) {
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let catalog = etrade_mcp::generated::TOOLS
+        .iter()
+        .filter(|t| {
+            etrade_mcp::generated::PERMISSIONS
+                .iter()
+                .any(|p| p.name == t.permission && p.flag.is_none())
+        })
+        .collect::<Vec<_>>();
+    assert_eq!(
+        tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),
+        catalog
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect::<Vec<_>>(),
+        "tools/list equals the spec's default-granted tools, in order"
+    );
+    for (tool, spec) in tools.iter().zip(&catalog) {
+        assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
+        assert_eq!(tool.description.as_deref(), Some(spec.description));
+        assert_eq!(tool.title.as_deref(), Some(spec.title));
+        let a = tool.annotations.as_ref().expect("annotations");
+        assert_eq!(a.read_only_hint, Some(spec.read_only));
+        assert_eq!(a.destructive_hint, Some(spec.destructive));
+        assert_eq!(a.idempotent_hint, Some(spec.idempotent));
+        assert_eq!(a.open_world_hint, Some(spec.open_world));
+        assert_eq!(tool.input_schema.get("type"), Some(&Value::from("object")));
+        let out = tool.output_schema.as_ref().expect("output schema");
+        assert_eq!(out.get("type"), Some(&Value::from("object")));
+        let want_in: Value = serde_json::from_str(spec.input_schema).expect("spec schema");
+        assert_eq!(Value::Object((*tool.input_schema).clone()), want_in);
+        let want_out: Value = serde_json::from_str(spec.output_schema).expect("spec schema");
+        assert_eq!(Value::Object((**out).clone()), want_out);
+    }
+
+    let status_tool = tools
+        .iter()
+        .find(|t| t.name == "server_status")
+        .expect("server_status listed");
+    let schema = Value::Object((**status_tool.output_schema.as_ref().expect("schema")).clone());
+    let validator = jsonschema::validator_for(&schema).expect("output schema compiles");
+
+    let ok = call(client, "server_status", serde_json::json!({}))
+        .await
+        .expect("server_status");
+    assert_eq!(ok.is_error, Some(false));
+    let p = payload(&ok);
+    let problems: Vec<String> = validator.iter_errors(&p).map(|e| e.to_string()).collect();
+    assert!(
+        problems.is_empty(),
+        "payload fits its outputSchema: {problems:?}"
+    );
+    assert_eq!(
+        p.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["data".into(), "error".into(), "meta".into()])
+    );
+    assert_eq!(p["error"], Value::Null);
+    assert_eq!(p["data"]["transport"], transport);
+    assert_eq!(p["data"]["environment"], "paper");
+    assert_eq!(p["meta"]["environment"], "paper");
+    assert_eq!(p["meta"]["profile"], "default");
+    assert_eq!(p["data"]["credentials"]["state"], "missing");
+    let observed = p["meta"]["observed_at"].as_str().expect("observed_at");
+    assert!(
+        observed.ends_with('Z') && observed.parse::<jiff::Timestamp>().is_ok(),
+        "RFC 3339 UTC: {observed}"
+    );
+
+    let bad = call(
+        client,
+        "server_status",
+        serde_json::json!({"verbose": true}),
+    )
+    .await
+    .expect("a tool result, not a protocol error");
+    assert_eq!(bad.is_error, Some(true));
+    let p = payload(&bad);
+    let problems: Vec<String> = validator.iter_errors(&p).map(|e| e.to_string()).collect();
+    assert!(
+        problems.is_empty(),
+        "error payload fits outputSchema too: {problems:?}"
+    );
+    assert_eq!(p["data"], Value::Null);
+    let e = &p["error"];
+    assert_eq!(e["code"], "invalid_input");
+    assert_eq!(e["message"], "Tool arguments are invalid.");
+    for k in [
+        "status_code",
+        "broker_code",
+        "broker_message",
+        "request_id",
+        "alert_deletion_result",
+    ] {
+        assert_eq!(e[k], Value::Null, "{k}");
+    }
+    let v = e["validation_errors"].as_array().expect("list");
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["path"], serde_json::json!([]));
+    assert!(
+        !p.to_string().contains("verbose"),
+        "unknown key never named"
+    );
+
+    match call(client, "no_such_tool", serde_json::json!({})).await {
+        Err(rmcp::ServiceError::McpError(e)) => assert_eq!(e.code.0, -32602),
+        other => panic!("unknown tool must be JSON-RPC -32602, got {other:?}"),
+    }
+}
