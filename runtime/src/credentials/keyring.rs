@@ -22,6 +22,14 @@ pub struct KeyringStore {
 impl KeyringStore {
     /// The Linux kernel keyutils keyring.
     pub fn linux_keyutils() -> Result<KeyringStore, StoreError> {
+        // A process started outside a login session (CI, containers, services) may have no
+        // usable session keyring; the store would then fail with "access denied". Joining
+        // or creating one is harmless, and entries stay shared across processes through the
+        // persistent keyring the store links into it.
+        let _ = linux_keyutils::KeyRing::from_special_id(
+            linux_keyutils::KeyRingIdentifier::Session,
+            true,
+        );
         let store = linux_keyutils_keyring_store::Store::new()
             .map_err(|err| unavailable("linux-keyutils", &err))?;
         Ok(Self::named(store, "linux-keyutils"))

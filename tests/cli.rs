@@ -1,0 +1,98 @@
+//! The `etrade` command line: catalog listing, configuration errors, graceful shutdown.
+
+mod common;
+
+use common::*;
+use std::time::Duration;
+
+#[tokio::test]
+async fn tools_lists_the_catalog() {
+    let home = home();
+    let out = command(&home, &["tools"]).output().await.expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for t in etrade_mcp::generated::TOOLS.iter() {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(t.name))
+            .expect("tool listed");
+        assert!(line.contains(t.permission), "{line}");
+    }
+}
+
+#[tokio::test]
+async fn tools_show_prints_both_schemas() {
+    let home = home();
+    let out = command(&home, &["tools", "show", "server_status"])
+        .output()
+        .await
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("input schema:") && text.contains("output schema:"));
+    assert!(text.contains("\"additionalProperties\": false"));
+    let missing = command(&home, &["tools", "show", "nope"])
+        .output()
+        .await
+        .expect("run");
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no tool named"));
+}
+
+#[tokio::test]
+async fn bad_config_names_file_line_and_key() {
+    let home = home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[profiles.default]\nenvironment = \"papr\"\n",
+    )
+    .expect("write config");
+    let out = command(&home, &["serve"]).output().await.expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml:2:"), "{err}");
+    assert!(err.contains("profiles.default.environment"), "{err}");
+}
+
+#[tokio::test]
+async fn config_profile_environment_applies_and_flags_override() {
+    let home = home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[profiles.default]\nenvironment = \"sandbox\"\n",
+    )
+    .expect("write config");
+    let client = stdio_client(&home, &[]).await;
+    let r = call(&client, "server_status", serde_json::json!({}))
+        .await
+        .expect("call");
+    let p = payload(&r);
+    assert_eq!(p["meta"]["environment"], "sandbox");
+    assert_eq!(p["data"]["credentials"]["state"], "missing");
+    assert_eq!(p["data"]["credentials"]["required"], true);
+    let detail = p["data"]["credentials"]["detail"].as_str().expect("detail");
+    assert!(detail.contains("etrade auth login"), "{detail}");
+    client.cancel().await.expect("close");
+
+    let client = stdio_client(&home, &["--environment", "paper"]).await;
+    let r = call(&client, "server_status", serde_json::json!({}))
+        .await
+        .expect("call");
+    assert_eq!(payload(&r)["meta"]["environment"], "paper");
+}
+
+#[tokio::test]
+async fn sigterm_shuts_the_http_server_down_gracefully() {
+    let mut server = http_server(&[]).await;
+    let pid = server.child.id().expect("pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let status = tokio::time::timeout(Duration::from_secs(10), server.child.wait())
+        .await
+        .expect("exits within 10 s")
+        .expect("wait");
+    assert!(status.success(), "clean exit: {status:?}");
+}
