@@ -416,10 +416,10 @@ impl NodeCx<'_, '_> {
                     ..
                 }) => {
                     for v in &w.one_of {
-                        if !values.contains(v) {
+                        if !values.contains(&v.value) {
                             self.d.at(
-                                &r.value.when,
-                                format!("`{v}` is not a value of `{}`", w.field.value),
+                                v,
+                                format!("`{}` is not a value of `{}`", v.value, w.field.value),
                             );
                         }
                     }
@@ -443,7 +443,7 @@ impl NodeCx<'_, '_> {
             }
             rules.push(ir::Rule {
                 when_field: w.field.value.clone(),
-                when_in: w.one_of.clone(),
+                when_in: w.one_of.iter().map(|v| v.value.clone()).collect(),
                 require: r.value.require.iter().map(|x| x.value.clone()).collect(),
                 forbid: r.value.forbid.iter().map(|x| x.value.clone()).collect(),
                 message: r.value.message.value.trim().to_string(),

@@ -11,6 +11,7 @@ pub mod emit_rust;
 pub mod ir;
 pub mod json_schema;
 pub mod model;
+mod syntax;
 
 pub use diagnostics::Diagnostic;
 use std::collections::BTreeMap;
@@ -22,11 +23,12 @@ pub const SPEC_PATH: &str = "spec/tools.yaml";
 pub fn load(spec_text: &str) -> Result<ir::Catalog, Vec<Diagnostic>> {
     let spec: model::Spec = match serde_saphyr::from_str(spec_text) {
         Ok(s) => s,
-        Err(e) => return Err(vec![syntax_diagnostic(&e)]),
+        Err(e) => return Err(vec![syntax::diagnostic(&e, spec_text)]),
     };
     let mut d = diagnostics::Diagnostics::default();
     let catalog = check::check(&spec, &mut d);
-    check_examples(&spec, &catalog, &mut d);
+    let checks_clean = d.is_empty();
+    check_examples(&spec, &catalog, checks_clean, &mut d);
     if d.is_empty() {
         Ok(catalog)
     } else {
@@ -47,42 +49,28 @@ pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnos
     Ok(out)
 }
 
-fn syntax_diagnostic(e: &serde_saphyr::Error) -> Diagnostic {
-    let opts = serde_saphyr::render_options! {
-        snippets: serde_saphyr::SnippetMode::Off,
-    };
-    let rendered = e.without_snippet().render_with_options(opts);
-    let (line, column) = e
-        .location()
-        .map(|l| (l.line().max(1), l.column().max(1)))
-        .unwrap_or((1, 1));
-    Diagnostic {
-        line,
-        column,
-        message: strip_location_suffix(rendered.lines().next().unwrap_or("invalid YAML")),
-    }
-}
-
-/// serde-saphyr appends " at line L column C"; the diagnostic carries the position itself.
-fn strip_location_suffix(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].trim_end().to_string(),
-        None => message.trim().to_string(),
-    }
-}
-
 /// Valid examples must satisfy the advertised input schema. (Invalid ones, and the checks
 /// JSON Schema cannot express, are exercised by the generated inventory tests.)
-fn check_examples(spec: &model::Spec, catalog: &ir::Catalog, d: &mut diagnostics::Diagnostics) {
+///
+/// A schema that is not valid JSON Schema is only reported when the checks passed: otherwise
+/// a check has already pointed at the cause (e.g. an invalid `pattern`), more precisely.
+fn check_examples(
+    spec: &model::Spec,
+    catalog: &ir::Catalog,
+    checks_clean: bool,
+    d: &mut diagnostics::Diagnostics,
+) {
     for (def, tool) in spec.tools.iter().zip(&catalog.tools) {
         let schema = json_schema::input_schema(tool);
         let validator = match jsonschema::validator_for(&schema) {
             Ok(v) => v,
             Err(e) => {
-                d.at(
-                    &def.input,
-                    format!("input schema is not valid JSON Schema: {e}"),
-                );
+                if checks_clean {
+                    d.at(
+                        &def.input,
+                        format!("input schema is not valid JSON Schema: {e}"),
+                    );
+                }
                 continue;
             }
         };
@@ -105,7 +93,9 @@ fn check_examples(spec: &model::Spec, catalog: &ir::Catalog, d: &mut diagnostics
                 d.at(ex, "example args must be an object");
             }
         }
-        if let Err(e) = jsonschema::validator_for(&json_schema::output_schema(catalog, tool)) {
+        if let Err(e) = jsonschema::validator_for(&json_schema::output_schema(catalog, tool))
+            && checks_clean
+        {
             d.at(
                 &def.output,
                 format!("output schema is not valid JSON Schema: {e}"),

@@ -127,7 +127,7 @@ pub struct RuleDef {
 pub struct WhenDef {
     pub field: S<String>,
     #[serde(rename = "in")]
-    pub one_of: Vec<String>,
+    pub one_of: Vec<S<String>>,
 }
 
 /// A YAML mapping kept in file order with the span of every key.
