@@ -238,6 +238,7 @@ fn descriptor(catalog: &Catalog, t: &Tool) -> TokenStream {
     let input = json_schema::input_schema(t).to_string();
     let output = json_schema::output_schema(catalog, t).to_string();
     let errors = &t.errors;
+    let table = format_ident!("{}", screaming(&t.input.rust_name));
     quote! {
         ::runtime::__codegen::ToolDescriptor {
             name: #name,
@@ -251,6 +252,7 @@ fn descriptor(catalog: &Catalog, t: &Tool) -> TokenStream {
             open_world: #ow,
             input_schema: #input,
             output_schema: #output,
+            input_table: &schema::#table,
             error_codes: &[#(#errors),*],
         }
     }

@@ -75,7 +75,9 @@ fn check_examples(
             }
         };
         for ex in &def.examples.valid {
-            if let Some(err) = validator.iter_errors(&ex.value).next() {
+            // Aliases are accepted but not advertised: compare in canonical names.
+            let canonical = canonical_names(&tool.input, &ex.value);
+            if let Some(err) = validator.iter_errors(&canonical).next() {
                 let path = err.instance_path().to_string();
                 let path = if path.is_empty() {
                     "/".to_string()
@@ -101,5 +103,39 @@ fn check_examples(
                 format!("output schema is not valid JSON Schema: {e}"),
             );
         }
+    }
+}
+
+/// An example's arguments with client aliases replaced by canonical field names.
+fn canonical_names(o: &ir::Object, v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let Value::Object(map) = v else {
+        return v.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for (k, v) in map {
+        match o
+            .fields
+            .iter()
+            .find(|f| &f.name == k || f.alias.as_ref() == Some(k))
+        {
+            Some(f) => {
+                out.insert(f.name.clone(), canonical_node(&f.node.ty, v));
+            }
+            None => {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn canonical_node(t: &ir::Ty, v: &serde_json::Value) -> serde_json::Value {
+    match (t, v) {
+        (ir::Ty::Object(o), _) => canonical_names(o, v),
+        (ir::Ty::Array { items, .. }, serde_json::Value::Array(list)) => {
+            serde_json::Value::Array(list.iter().map(|x| canonical_node(&items.ty, x)).collect())
+        }
+        _ => v.clone(),
     }
 }

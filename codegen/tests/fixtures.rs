@@ -185,3 +185,17 @@ fn truncated_specs_never_panic() {
         panicked.join(", ")
     );
 }
+
+#[test]
+fn the_kitchen_sink_fixture_loads_and_generates() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/fixtures/good_kitchen_sink.yaml");
+    let text = std::fs::read_to_string(path).expect("kitchen sink fixture");
+    match codegen::generate(&text) {
+        Ok(files) => {
+            let rs = files.get("tools.rs").expect("tools.rs");
+            syn::parse_file(rs).expect("generated Rust parses");
+        }
+        Err(d) => panic!("{d:?}"),
+    }
+}

@@ -14,6 +14,8 @@ pub struct ToolDescriptor {
     pub open_world: bool,
     pub input_schema: &'static str,
     pub output_schema: &'static str,
+    /// The validation table the runtime checks arguments against.
+    pub input_table: &'static crate::validation::ObjectSchema,
     pub error_codes: &'static [&'static str],
 }
 
