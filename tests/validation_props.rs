@@ -9,14 +9,15 @@
 //!
 //! New tools are covered without extra work: the cases come from `TOOLS`.
 
-use codegen::ir;
+#[path = "support/tables.rs"]
+mod tables;
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use runtime::validation::{
-    FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema, ValidationError, limits, validate,
-};
+use runtime::validation::{ObjectSchema, TypeKind, TypeSchema, ValidationError, limits, validate};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
+use tables::leak_object;
 
 /// One input schema under test: the runtime table, the advertised JSON Schema, examples.
 struct Case {
@@ -44,12 +45,7 @@ fn cases() -> Vec<Case> {
             valid_examples: tool.valid_examples.clone(),
         });
     }
-    let fixture = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/spec/fixtures/good_kitchen_sink.yaml"
-    ))
-    .expect("fixture");
-    let sink = codegen::load(&fixture).expect("fixture valid");
+    let sink = tables::kitchen_sink();
     for t in &sink.tools {
         out.push(Case {
             name: format!("fixture:{}", t.name),
@@ -59,96 +55,6 @@ fn cases() -> Vec<Case> {
         });
     }
     out
-}
-
-// The generator turns the same IR into static tables; the fixture's tables are built here
-// at test time the same way, leaked to get the `'static` the tables use.
-fn leak_object(o: &ir::Object) -> &'static ObjectSchema {
-    let fields: Vec<FieldSchema> = o
-        .fields
-        .iter()
-        .map(|f| FieldSchema {
-            name: leak_str(&f.name),
-            alias: f.alias.as_deref().map(leak_str),
-            required: f.required,
-            ty: leak_type(&f.node),
-        })
-        .collect();
-    let rules: Vec<RuleSchema> = o
-        .rules
-        .iter()
-        .map(|r| RuleSchema {
-            when_field: leak_str(&r.when_field),
-            when_in: leak_strs(&r.when_in),
-            require: leak_strs(&r.require),
-            forbid: leak_strs(&r.forbid),
-            message: leak_str(&r.message),
-        })
-        .collect();
-    Box::leak(Box::new(ObjectSchema {
-        fields: Box::leak(fields.into_boxed_slice()),
-        rules: Box::leak(rules.into_boxed_slice()),
-        extension_fields: leak_strs(&o.extension_fields),
-    }))
-}
-
-fn leak_type(n: &ir::TyNode) -> TypeSchema {
-    let kind = match &n.ty {
-        ir::Ty::String {
-            min_length,
-            max_length,
-            pattern,
-        } => TypeKind::String {
-            min_length: *min_length,
-            max_length: *max_length,
-            pattern: pattern.as_deref().map(leak_str),
-        },
-        ir::Ty::Integer { minimum, maximum } => TypeKind::Integer {
-            minimum: *minimum,
-            maximum: *maximum,
-        },
-        ir::Ty::Boolean => TypeKind::Boolean,
-        ir::Ty::Decimal {
-            greater_than,
-            less_than,
-        } => TypeKind::Decimal {
-            greater_than: greater_than.as_deref().map(leak_str),
-            less_than: less_than.as_deref().map(leak_str),
-        },
-        ir::Ty::Date => TypeKind::Date,
-        ir::Ty::DateTime => TypeKind::DateTime,
-        ir::Ty::Enum { values, .. } => TypeKind::Enum {
-            values: leak_strs(values),
-        },
-        ir::Ty::Array {
-            items,
-            min_items,
-            max_items,
-        } => TypeKind::Array {
-            items: Box::leak(Box::new(leak_type(items))),
-            min_items: *min_items,
-            max_items: *max_items,
-        },
-        ir::Ty::Object(o) => TypeKind::Object(leak_object(o)),
-        ir::Ty::Any => TypeKind::Any,
-    };
-    TypeSchema {
-        kind,
-        nullable: n.nullable,
-    }
-}
-
-fn leak_str(s: &str) -> &'static str {
-    Box::leak(s.to_string().into_boxed_str())
-}
-
-fn leak_strs(v: &[String]) -> &'static [&'static str] {
-    Box::leak(
-        v.iter()
-            .map(|s| leak_str(s))
-            .collect::<Vec<_>>()
-            .into_boxed_slice(),
-    )
 }
 
 // ---- strategies: mostly plausible values, with junk and mutations mixed in ----

@@ -4,15 +4,24 @@
 use crate::ir::{Catalog, DATE_PATTERN, DECIMAL_PATTERN, Object, Tool, Ty, TyNode};
 use serde_json::{Map, Value, json};
 
+#[derive(Clone, Copy)]
+enum Side {
+    Input,
+    Output,
+}
+
+/// Decimal strings in results: any length the broker sends.
+const OUTPUT_DECIMAL_PATTERN: &str = "^-?[0-9]+(\\.[0-9]+)?$";
+
 /// The advertised `inputSchema`: canonical field names only.
 pub fn input_schema(tool: &Tool) -> Value {
-    object(&tool.input)
+    object(&tool.input, Side::Input)
 }
 
 /// The advertised `outputSchema`: the whole `{data, error, meta}` envelope, so success and
 /// failure results both validate.
 pub fn output_schema(catalog: &Catalog, tool: &Tool) -> Value {
-    let data = object(&tool.output);
+    let data = object(&tool.output, Side::Output);
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -95,11 +104,11 @@ fn meta_schema() -> Value {
     })
 }
 
-fn object(o: &Object) -> Value {
+fn object(o: &Object, side: Side) -> Value {
     let mut props = Map::new();
     let mut required = Vec::new();
     for f in &o.fields {
-        props.insert(f.name.clone(), node(&f.node));
+        props.insert(f.name.clone(), node(&f.node, side));
         if f.required {
             required.push(Value::String(f.name.clone()));
         }
@@ -123,8 +132,8 @@ fn object(o: &Object) -> Value {
     Value::Object(m)
 }
 
-fn node(n: &TyNode) -> Value {
-    let mut v = ty(&n.ty);
+fn node(n: &TyNode, side: Side) -> Value {
+    let mut v = ty(&n.ty, side);
     if let Value::Object(m) = &mut v {
         if let Some(d) = &n.description {
             m.insert("description".into(), d.clone().into());
@@ -150,7 +159,7 @@ fn make_nullable(m: &mut Map<String, Value>) {
     }
 }
 
-fn ty(t: &Ty) -> Value {
+fn ty(t: &Ty, side: Side) -> Value {
     match t {
         Ty::String {
             min_length,
@@ -188,7 +197,12 @@ fn ty(t: &Ty) -> Value {
         } => {
             let mut m = Map::new();
             m.insert("type".into(), "string".into());
-            m.insert("pattern".into(), DECIMAL_PATTERN.into());
+            // Inputs are bounded so they fit rust_decimal; outputs say only "a decimal".
+            let pattern = match side {
+                Side::Input => DECIMAL_PATTERN,
+                Side::Output => OUTPUT_DECIMAL_PATTERN,
+            };
+            m.insert("pattern".into(), pattern.into());
             let mut hint = String::from("Decimal string, e.g. \"10.25\"");
             if let Some(g) = greater_than {
                 hint.push_str(&format!("; greater than {g}"));
@@ -210,7 +224,7 @@ fn ty(t: &Ty) -> Value {
         } => {
             let mut m = Map::new();
             m.insert("type".into(), "array".into());
-            m.insert("items".into(), node(items));
+            m.insert("items".into(), node(items, side));
             if let Some(v) = min_items {
                 m.insert("minItems".into(), (*v).into());
             }
@@ -219,7 +233,7 @@ fn ty(t: &Ty) -> Value {
             }
             Value::Object(m)
         }
-        Ty::Object(o) => object(o),
+        Ty::Object(o) => object(o, side),
         Ty::Any => json!({}),
     }
 }

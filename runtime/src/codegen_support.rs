@@ -9,7 +9,7 @@ pub use jiff::civil::Date;
 pub use rust_decimal::Decimal;
 pub use serde_json::Value as JsonValue;
 
-use crate::validation::{PathSegment, ValidationError};
+use crate::validation::Diagnostics;
 
 /// Validate arguments, then build the typed input from the canonical-name map.
 pub fn parse_input<T: serde::de::DeserializeOwned>(
@@ -21,11 +21,10 @@ pub fn parse_input<T: serde::de::DeserializeOwned>(
         // Validation passed but the typed input refused it: a generator bug. Say so safely;
         // serde's message could quote the submitted value.
         tracing::error!("validated arguments did not deserialize into the typed input");
-        ToolError::invalid_input(vec![ValidationError {
-            path: Vec::<PathSegment>::new(),
-            code: "invalid",
-            message: "The arguments could not be read; check each field's type.".into(),
-        }])
+        ToolError::invalid_input(Diagnostics::single(
+            "invalid",
+            "The arguments could not be read; check each field's type.",
+        ))
     })
 }
 

@@ -56,6 +56,13 @@ impl Diagnostics {
         });
     }
 
+    /// One root-level entry, for refusals that have no better path.
+    pub fn single(code: &'static str, message: &str) -> Vec<ValidationError> {
+        let mut d = Diagnostics::default();
+        d.push(&[], code, message);
+        d.finish()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
