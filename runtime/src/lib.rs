@@ -8,11 +8,13 @@
 // boxing it would only add an allocation to every failure.
 #![allow(clippy::result_large_err)]
 
+pub mod broker_message;
 pub mod catalog;
 pub mod config;
 pub mod credentials;
 pub mod dispatch;
 pub mod envelope;
+pub mod error_mapping;
 pub mod errors;
 pub mod http;
 pub mod logging;
