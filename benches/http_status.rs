@@ -1,1 +1,587 @@
-fn main() {}
+//! `cargo bench --bench http_status`: `tools/call` round trips over streamable HTTP with
+//! concurrent MCP sessions, against the real `etrade serve` binary and against a bare rmcp
+//! server with one trivial tool, measured in the same run with the same client code.
+//!
+//! Both servers run as separate processes on an ephemeral loopback port. The bare server is
+//! this bench binary re-executed with `--baseline-server`. Each client is its own rmcp client
+//! (its own `Mcp-Session-Id`, its own reqwest client); after a warm-up, every call that
+//! completes inside the measurement window counts toward throughput and latency.
+//!
+//! Environment:
+//! - `BENCH_SECONDS` — measurement window per round (default 5, 1..=300).
+//! - `BENCH_WARMUP_SECONDS` — warm-up per round (default 1, 0..=60).
+//! - `BENCH_ROUNDS` — rounds per target, alternating the order (default 2, 1..=20).
+//! - `BENCH_CLIENTS` — concurrent sessions (default 32, 1..=256).
+//! - `BENCH_ETRADE_BIN` — path of the `etrade` binary to measure instead of the one Cargo built.
+//!
+//! Exits non-zero when any call failed, timed out or returned `isError: true`.
+
+use axum::serve::ListenerExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+use std::path::PathBuf;
+use std::process::{ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// The line both servers print on stderr once they listen.
+const LISTEN_PREFIX: &str = "etrade-mcp: listening on ";
+const BASELINE_FLAG: &str = "--baseline-server";
+/// A call slower than this counts as an error (and ends that client's run).
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// Latencies kept per client; a client stops issuing calls once it has this many.
+const MAX_CALLS_PER_CLIENT: usize = 1_000_000;
+/// A client stops after this many failed calls (a dead server must not be hammered).
+const MAX_ERRORS_PER_CLIENT: usize = 100;
+/// Error messages kept per target (all errors are counted).
+const MAX_ERROR_SAMPLES: usize = 10;
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+fn main() -> ExitCode {
+    if std::env::args().any(|a| a == BASELINE_FLAG) {
+        return baseline_main();
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime for the bench client");
+    rt.block_on(bench_main())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load generator.
+
+struct Settings {
+    clients: usize,
+    warmup: Duration,
+    window: Duration,
+    rounds: usize,
+}
+
+fn env_u64(name: &str, default: u64, range: std::ops::RangeInclusive<u64>) -> u64 {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(v) if range.contains(&v) => v,
+            _ => {
+                eprintln!(
+                    "ignoring {name}={text:?}: expected an integer in {}..={}; using {default}",
+                    range.start(),
+                    range.end()
+                );
+                default
+            }
+        },
+    }
+}
+
+/// One server under test.
+struct Target {
+    name: &'static str,
+    tool: &'static str,
+    url: String,
+    /// Held so the process is killed (kill_on_drop) when the target goes away.
+    child: Child,
+}
+
+struct Outcome {
+    name: &'static str,
+    calls: usize,
+    errors: usize,
+    error_samples: Vec<String>,
+    window: Duration,
+    /// Sorted, in nanoseconds.
+    latencies: Vec<u64>,
+}
+
+impl Outcome {
+    fn empty(name: &'static str) -> Outcome {
+        Outcome {
+            name,
+            calls: 0,
+            errors: 0,
+            error_samples: Vec::new(),
+            window: Duration::ZERO,
+            latencies: Vec::new(),
+        }
+    }
+
+    /// Add one round's figures (latencies stay unsorted until the end).
+    fn merge(&mut self, round: Outcome) {
+        self.window += round.window;
+        self.errors += round.errors;
+        let room = MAX_ERROR_SAMPLES.saturating_sub(self.error_samples.len());
+        self.error_samples
+            .extend(round.error_samples.into_iter().take(room));
+        self.latencies.extend(round.latencies);
+    }
+
+    fn throughput(&self) -> f64 {
+        self.calls as f64 / self.window.as_secs_f64().max(f64::MIN_POSITIVE)
+    }
+
+    /// Nearest-rank percentile in milliseconds.
+    fn percentile_ms(&self, p: f64) -> f64 {
+        if self.latencies.is_empty() {
+            return f64::NAN;
+        }
+        let rank = ((p / 100.0) * self.latencies.len() as f64).ceil() as usize;
+        let i = rank.clamp(1, self.latencies.len()) - 1;
+        self.latencies[i] as f64 / 1e6
+    }
+}
+
+async fn bench_main() -> ExitCode {
+    let settings = Settings {
+        clients: env_u64("BENCH_CLIENTS", 32, 1..=256) as usize,
+        warmup: Duration::from_secs(env_u64("BENCH_WARMUP_SECONDS", 1, 0..=60)),
+        window: Duration::from_secs(env_u64("BENCH_SECONDS", 5, 1..=300)),
+        rounds: env_u64("BENCH_ROUNDS", 2, 1..=20) as usize,
+    };
+    let home = tempfile::tempdir().expect("temporary ETRADE_MCP_HOME");
+    let etrade_bin = etrade_binary();
+    let self_bin = std::env::current_exe().expect("path of the bench binary");
+
+    println!(
+        "http_status: {} concurrent sessions, {} round(s) per target of {} s warm-up + {} s window, loopback",
+        settings.clients,
+        settings.rounds,
+        settings.warmup.as_secs(),
+        settings.window.as_secs()
+    );
+    println!("etrade binary: {}", etrade_bin.display());
+
+    let mut etrade_cmd = Command::new(&etrade_bin);
+    etrade_cmd
+        .args([
+            "serve",
+            "--transport",
+            "http",
+            "--listen",
+            "127.0.0.1:0",
+            "--credential-store",
+            "memory",
+        ])
+        .env("ETRADE_MCP_HOME", home.path())
+        .env_remove("ETRADE_MCP_HTTP_TOKEN")
+        .env_remove("ETRADE_MCP_ENVIRONMENT")
+        .env_remove("ETRADE_MCP_PROFILE")
+        .env_remove("ETRADE_MCP_LOG");
+    let mut bare_cmd = Command::new(&self_bin);
+    bare_cmd.arg(BASELINE_FLAG);
+
+    let etrade = match start_target("etrade", "server_status", etrade_cmd).await {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("cannot start etrade serve: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let bare = match start_target("bare rmcp", "ping", bare_cmd).await {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("cannot start the baseline server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+
+    // Same client code and load shape for both, in this run. Rounds alternate the order
+    // (bare, etrade, etrade, bare, ...) so drift in background load hits both alike.
+    let mut outcomes = [Outcome::empty(bare.name), Outcome::empty(etrade.name)];
+    for round in 0..settings.rounds {
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for i in order {
+            let target = if i == 0 { &bare } else { &etrade };
+            match run_load(target, &settings).await {
+                Ok(o) => outcomes[i].merge(o),
+                Err(e) => {
+                    eprintln!("{}: setup failed: {e}", target.name);
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    for o in &mut outcomes {
+        o.latencies.sort_unstable();
+        o.calls = o.latencies.len();
+    }
+    stop(bare).await;
+    stop(etrade).await;
+    drop(home);
+
+    report(&outcomes);
+    let failed: usize = outcomes.iter().map(|o| o.errors).sum();
+    if failed > 0 {
+        for o in &outcomes {
+            if o.errors > 0 {
+                eprintln!("{}: {} failed calls, for example:", o.name, o.errors);
+                for e in &o.error_samples {
+                    eprintln!("  - {e}");
+                }
+            }
+        }
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// `CARGO_BIN_EXE_etrade` (set by Cargo for benches and integration tests), unless
+/// `BENCH_ETRADE_BIN` names another build; as a last resort `etrade` in the profile directory
+/// above this binary (`target/release/deps/http_status-*` → `target/release/etrade`).
+fn etrade_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("BENCH_ETRADE_BIN") {
+        return PathBuf::from(p);
+    }
+    if let Some(p) = option_env!("CARGO_BIN_EXE_etrade") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("path of the bench binary");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("bench binary lives in target/<profile>/deps");
+    profile_dir.join(format!("etrade{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Spawn a server, wait for its listen line, then keep draining its stderr.
+async fn start_target(
+    name: &'static str,
+    tool: &'static str,
+    mut cmd: Command,
+) -> Result<Target, String> {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("spawn {:?}: {e}", cmd.as_std().get_program()))?;
+    let stderr = child
+        .stderr
+        .take()
+        .ok_or_else(|| "stderr was not piped".to_string())?;
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = String::new();
+    let found = tokio::time::timeout(STARTUP_TIMEOUT, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.strip_prefix(LISTEN_PREFIX) {
+                return Some(url.trim().to_string());
+            }
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten();
+    let Some(url) = found else {
+        let _ = child.kill().await;
+        return Err(format!(
+            "no listen line within {STARTUP_TIMEOUT:?}; stderr:\n{seen}"
+        ));
+    };
+    if !url.starts_with("http://127.0.0.1:") {
+        return Err(format!("expected a loopback URL, got {url}"));
+    }
+    // A full stderr pipe would block the server's logging, so keep reading it.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Ok(Target {
+        name,
+        tool,
+        url,
+        child,
+    })
+}
+
+async fn stop(mut target: Target) {
+    // Closing stdin asks the baseline to exit; kill covers both servers.
+    drop(target.child.stdin.take());
+    let _ = target.child.kill().await;
+}
+
+async fn connect(url: &str) -> Result<Client, String> {
+    let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+    // 2025-11-25 is the newest version etrade-mcp accepts: stateful sessions on both targets.
+    let info = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("etrade-mcp-bench", env!("CARGO_PKG_VERSION")),
+    )
+    .with_protocol_version(ProtocolVersion::V_2025_11_25);
+    tokio::time::timeout(STARTUP_TIMEOUT, info.serve(transport))
+        .await
+        .map_err(|_| format!("initialize timed out after {STARTUP_TIMEOUT:?}"))?
+        .map_err(|e| format!("initialize failed: {e}"))
+}
+
+/// One `tools/call`; `Err` for transport/protocol errors, timeouts and `isError: true`.
+async fn call_once(client: &Client, tool: &'static str) -> Result<CallToolResult, String> {
+    let params = CallToolRequestParams::new(tool).with_arguments(Map::new());
+    let result = tokio::time::timeout(CALL_TIMEOUT, client.call_tool(params))
+        .await
+        .map_err(|_| format!("{tool} timed out after {CALL_TIMEOUT:?}"))?
+        .map_err(|e| format!("{tool} failed: {e}"))?;
+    if result.is_error == Some(true) {
+        let text: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+            .collect();
+        return Err(format!("{tool} returned isError: {}", text.join(" ")));
+    }
+    Ok(result)
+}
+
+struct ClientRun {
+    latencies: Vec<u64>,
+    errors: usize,
+    error_samples: Vec<String>,
+}
+
+async fn run_load(target: &Target, settings: &Settings) -> Result<Outcome, String> {
+    // Open every session before the clock starts.
+    let mut connects = tokio::task::JoinSet::new();
+    for _ in 0..settings.clients {
+        let url = target.url.clone();
+        connects.spawn(async move { connect(&url).await });
+    }
+    let mut clients = Vec::with_capacity(settings.clients);
+    while let Some(joined) = connects.join_next().await {
+        clients.push(joined.map_err(|e| format!("connect task: {e}"))??);
+    }
+    // The tool answers and its result is structured, before any load.
+    let first = call_once(&clients[0], target.tool).await?;
+    if first.structured_content.is_none() {
+        return Err(format!("{} returned no structuredContent", target.tool));
+    }
+
+    let start = Instant::now() + Duration::from_millis(50);
+    let measure_from = start + settings.warmup;
+    let measure_until = measure_from + settings.window;
+    let mut tasks = tokio::task::JoinSet::new();
+    for client in clients {
+        let tool = target.tool;
+        tasks.spawn(async move {
+            tokio::time::sleep_until(start).await;
+            let mut run = ClientRun {
+                latencies: Vec::new(),
+                errors: 0,
+                error_samples: Vec::new(),
+            };
+            while Instant::now() < measure_until && run.latencies.len() < MAX_CALLS_PER_CLIENT {
+                let t0 = Instant::now();
+                let result = call_once(&client, tool).await;
+                let done = Instant::now();
+                let counted = done >= measure_from && done < measure_until;
+                match result {
+                    Ok(_) if counted => run.latencies.push((done - t0).as_nanos() as u64),
+                    Ok(_) => {}
+                    Err(e) => {
+                        // Errors count whenever they happen, warm-up included.
+                        run.errors += 1;
+                        if run.error_samples.len() < MAX_ERROR_SAMPLES {
+                            run.error_samples.push(e);
+                        }
+                        if done - t0 >= CALL_TIMEOUT || run.errors >= MAX_ERRORS_PER_CLIENT {
+                            break;
+                        }
+                    }
+                }
+            }
+            // End the session (DELETE), bounded so a stuck server cannot hang the bench.
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+            run
+        });
+    }
+
+    let mut outcome = Outcome {
+        name: target.name,
+        calls: 0,
+        errors: 0,
+        error_samples: Vec::new(),
+        window: settings.window,
+        latencies: Vec::new(),
+    };
+    while let Some(joined) = tasks.join_next().await {
+        let run = joined.map_err(|e| format!("client task: {e}"))?;
+        outcome.errors += run.errors;
+        for e in run.error_samples {
+            if outcome.error_samples.len() < MAX_ERROR_SAMPLES {
+                outcome.error_samples.push(e);
+            }
+        }
+        outcome.latencies.extend(run.latencies);
+    }
+    outcome.calls = outcome.latencies.len();
+    Ok(outcome)
+}
+
+fn report(outcomes: &[Outcome]) {
+    println!();
+    println!("| target | calls | calls/s | p50 ms | p99 ms | errors |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for o in outcomes {
+        println!(
+            "| {} | {} | {:.0} | {:.2} | {:.2} | {} |",
+            o.name,
+            o.calls,
+            o.throughput(),
+            o.percentile_ms(50.0),
+            o.percentile_ms(99.0),
+            o.errors
+        );
+    }
+    if let [bare, etrade] = outcomes {
+        println!();
+        println!(
+            "etrade/bare: throughput {:.2}x, p50 {:.2}x, p99 {:.2}x",
+            etrade.throughput() / bare.throughput(),
+            etrade.percentile_ms(50.0) / bare.percentile_ms(50.0),
+            etrade.percentile_ms(99.0) / bare.percentile_ms(99.0)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The baseline: a bare rmcp server with one trivial tool, served like `etrade serve`.
+
+#[derive(Clone)]
+struct Bare {
+    tool: Arc<Tool>,
+}
+
+impl Bare {
+    fn new() -> Bare {
+        let object = |v: Value| match v {
+            Value::Object(m) => Arc::new(m),
+            _ => Arc::new(Map::new()),
+        };
+        let input = object(json!({
+            "type": "object",
+            "properties": {},
+            "additionalProperties": false
+        }));
+        let output = object(json!({
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}, "server": {"type": "string"}},
+            "required": ["ok", "server"]
+        }));
+        let tool = Tool::new("ping", "Answers {ok: true}.", input)
+            .with_title("Ping")
+            .with_raw_output_schema(output)
+            .with_annotations(
+                ToolAnnotations::new()
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            );
+        Bare {
+            tool: Arc::new(tool),
+        }
+    }
+}
+
+impl ServerHandler for Bare {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("bare-rmcp-baseline", "0.0.0"))
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        // Same versions as etrade-mcp, so both targets negotiate the same session mode.
+        Cow::Borrowed(&runtime::server::PROTOCOL_VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![(*self.tool).clone()]))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        (name == self.tool.name).then(|| (*self.tool).clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != self.tool.name {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                None,
+            ));
+        }
+        Ok(CallToolResult::structured(json!({"ok": true, "server": "bare"})).into())
+    }
+}
+
+fn baseline_main() -> ExitCode {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime for the baseline server");
+    match rt.block_on(serve_baseline()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("baseline server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve_baseline() -> std::io::Result<()> {
+    let shutdown = CancellationToken::new();
+    // The bench holds our stdin; EOF (the bench closed it or died) means stop.
+    let on_eof = shutdown.clone();
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::stdin();
+        let mut buf = [0u8; 64];
+        while let Ok(n) = stdin.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+        on_eof.cancel();
+    });
+
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+    let addr = listener.local_addr()?;
+    let server = Bare::new();
+    let config =
+        StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    eprintln!("{LISTEN_PREFIX}http://{addr}/mcp");
+    // As in etrade serve: without TCP_NODELAY each SSE answer stalls on delayed ACKs.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .await
+}
