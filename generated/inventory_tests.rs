@@ -27,3 +27,31 @@ fn server_status_annotations_agree_with_permission() {
     let d = g::TOOLS.iter().find(|d| d.name == "server_status").expect("descriptor");
     __check_annotations(d);
 }
+
+#[test]
+fn list_accounts_examples_behave_as_declared() {
+    let args = __args("{}");
+    if let ::core::result::Result::Err(e) = g::parse_list_accounts(args) {
+        panic!("valid example {} of {} was refused: {:?}", "{}", "list_accounts", e);
+    }
+    match g::parse_list_accounts(__args("{\"account_id_key\":\"abc\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"account_id_key\":\"abc\"}",
+                "list_accounts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"abc\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn list_accounts_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "list_accounts").expect("descriptor");
+    __check_annotations(d);
+}

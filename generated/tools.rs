@@ -4,10 +4,22 @@
 /// Typed input, built only from validated arguments.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct ListAccountsInput {}
+
+/// Typed input, built only from validated arguments.
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ServerStatusInput {}
 
 /// Static schema tables interpreted by the runtime's validator.
 pub mod schema {
+    /// Validation table for [`super::ListAccountsInput`].
+    pub static LIST_ACCOUNTS_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
+        fields: &[],
+        rules: &[],
+        extension_fields: &[],
+    };
+
     /// Validation table for [`super::ServerStatusInput`].
     pub static SERVER_STATUS_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
         fields: &[],
@@ -17,7 +29,7 @@ pub mod schema {
 }
 
 /// Every tool in the catalog, in spec order.
-pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 1] = [
+pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 2] = [
     ::runtime::__codegen::ToolDescriptor {
         name: "server_status",
         title: "Server status",
@@ -32,6 +44,34 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 1] = [
         output_schema: "{\"additionalProperties\":false,\"properties\":{\"data\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"capabilities\":{\"description\":\"MCP capabilities advertised by the server.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"credentials\":{\"additionalProperties\":false,\"description\":\"A local estimate of the stored E*TRADE credentials. No broker request is made.\",\"properties\":{\"authorized_at\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"backend\":{\"description\":\"The credential store consulted.\",\"type\":\"string\"},\"detail\":{\"description\":\"One line of explanation, naming the command to run when action is needed.\",\"type\":\"string\"},\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"],\"type\":\"string\"},\"expires_at\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"last_used_at\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"profile\":{\"type\":\"string\"},\"required\":{\"description\":\"Whether this environment needs E*TRADE credentials at all (paper does not).\",\"type\":\"boolean\"},\"state\":{\"description\":\"missing (nothing stored), present (consumer key only), active, inactive (idle over 2 hours, renewable), expired (past midnight US Eastern), unavailable (the store failed).\",\"enum\":[\"missing\",\"present\",\"active\",\"inactive\",\"expired\",\"unavailable\"],\"type\":\"string\"}},\"required\":[\"state\",\"required\",\"environment\",\"profile\",\"backend\",\"authorized_at\",\"last_used_at\",\"expires_at\",\"detail\"],\"type\":\"object\"},\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"],\"type\":\"string\"},\"permissions\":{\"description\":\"Every permission, whether it was granted at startup, and the flag that grants it.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"flag\":{\"type\":[\"string\",\"null\"]},\"granted\":{\"type\":\"boolean\"},\"name\":{\"type\":\"string\"}},\"required\":[\"name\",\"granted\",\"flag\"],\"type\":\"object\"},\"type\":\"array\"},\"profile\":{\"type\":\"string\"},\"protocol_versions\":{\"description\":\"MCP protocol versions this server negotiates, oldest first.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"server\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"}},\"required\":[\"name\",\"version\"],\"type\":\"object\"},\"tools\":{\"description\":\"The tools this server offers with the granted permissions.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"},\"permission\":{\"type\":\"string\"}},\"required\":[\"name\",\"permission\"],\"type\":\"object\"},\"type\":\"array\"},\"transport\":{\"enum\":[\"stdio\",\"http\"],\"type\":\"string\"}},\"required\":[\"server\",\"protocol_versions\",\"environment\",\"profile\",\"transport\",\"tools\",\"permissions\",\"capabilities\",\"credentials\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"error\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"alert_deletion_result\":{\"anyOf\":[{\"type\":\"null\"},{\"additionalProperties\":false,\"properties\":{\"deleted\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"failed\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"deleted\",\"failed\"],\"type\":\"object\"}]},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"internal_error\"],\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"required\":[\"path\",\"code\",\"message\"],\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"required\":[\"code\",\"message\",\"status_code\",\"broker_code\",\"broker_message\",\"request_id\",\"validation_errors\",\"alert_deletion_result\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"meta\":{\"additionalProperties\":false,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"],\"type\":\"string\"},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"required\":[\"environment\",\"profile\",\"observed_at\"],\"type\":\"object\"}},\"required\":[\"data\",\"error\",\"meta\"],\"type\":\"object\"}",
         input_table: &schema::SERVER_STATUS_INPUT,
         error_codes: &["invalid_input", "internal_error"],
+    },
+    ::runtime::__codegen::ToolDescriptor {
+        name: "list_accounts",
+        title: "List accounts",
+        group: "accounts",
+        permission: "read",
+        description: "List the E*TRADE accounts these credentials can see, with the accountIdKey that every account-scoped tool needs. One broker request; an account holder with no accounts gets an empty list.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        input_schema: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+        output_schema: "{\"additionalProperties\":false,\"properties\":{\"data\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"accounts\":{\"items\":{\"additionalProperties\":false,\"description\":\"One E*TRADE account, as E*TRADE lists it.\",\"properties\":{\"accountDesc\":{\"type\":[\"string\",\"null\"]},\"accountId\":{\"description\":\"The account number (digits). Show it to people; use accountIdKey in calls.\",\"type\":\"string\"},\"accountIdKey\":{\"description\":\"Opaque key that every account-scoped tool takes as account_id_key.\",\"type\":\"string\"},\"accountMode\":{\"description\":\"CASH, MARGIN, CHECKING, IRA, SAVINGS or CD.\",\"type\":[\"string\",\"null\"]},\"accountName\":{\"description\":\"The nickname, often empty.\",\"type\":[\"string\",\"null\"]},\"accountStatus\":{\"description\":\"ACTIVE or CLOSED.\",\"type\":[\"string\",\"null\"]},\"accountType\":{\"description\":\"E.g. INDIVIDUAL, IRA, ROTHIRA, JOINT.\",\"type\":[\"string\",\"null\"]},\"closedDate\":{\"description\":\"When the account was closed; null while open.\",\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"fcManagedMssbClosedAccount\":{\"type\":[\"boolean\",\"null\"]},\"instNo\":{\"type\":[\"integer\",\"null\"]},\"institutionType\":{\"description\":\"BROKERAGE (or BANK).\",\"type\":[\"string\",\"null\"]},\"shareWorksAccount\":{\"type\":[\"boolean\",\"null\"]},\"shareWorksSource\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"accountId\",\"accountIdKey\",\"accountMode\",\"accountDesc\",\"accountName\",\"accountType\",\"institutionType\",\"accountStatus\",\"closedDate\",\"instNo\",\"shareWorksAccount\",\"shareWorksSource\",\"fcManagedMssbClosedAccount\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"accounts\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"error\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"alert_deletion_result\":{\"anyOf\":[{\"type\":\"null\"},{\"additionalProperties\":false,\"properties\":{\"deleted\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"failed\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"deleted\",\"failed\"],\"type\":\"object\"}]},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"],\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"required\":[\"path\",\"code\",\"message\"],\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"required\":[\"code\",\"message\",\"status_code\",\"broker_code\",\"broker_message\",\"request_id\",\"validation_errors\",\"alert_deletion_result\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"meta\":{\"additionalProperties\":false,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"],\"type\":\"string\"},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"required\":[\"environment\",\"profile\",\"observed_at\"],\"type\":\"object\"}},\"required\":[\"data\",\"error\",\"meta\"],\"type\":\"object\"}",
+        input_table: &schema::LIST_ACCOUNTS_INPUT,
+        error_codes: &[
+            "invalid_input",
+            "tool_not_available",
+            "authentication_required",
+            "authorization_expired",
+            "authentication_failed",
+            "credential_coordination_failed",
+            "broker_rejection",
+            "rate_limited",
+            "service_unavailable",
+            "invalid_broker_response",
+            "transport_error",
+            "internal_error",
+        ],
     },
 ];
 
@@ -152,6 +192,13 @@ pub fn parse_server_status(
     ::runtime::__codegen::parse_input(&schema::SERVER_STATUS_INPUT, args)
 }
 
+/// Validate `list_accounts` arguments and build its typed input.
+pub fn parse_list_accounts(
+    args: ::runtime::__codegen::JsonObject,
+) -> ::core::result::Result<ListAccountsInput, ::runtime::__codegen::ToolError> {
+    ::runtime::__codegen::parse_input(&schema::LIST_ACCOUNTS_INPUT, args)
+}
+
 /// One method per tool: a tool without a handler does not compile.
 pub trait ToolHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// `server_status` (read permission): Report this server's name and version, the MCP protocol versions it supports, the environment and profile in use, the transport, the enabled tools and granted permissions, and a local estimate of the stored E*TRADE credentials. Makes no broker request; an active estimate does not prove broker authorization.
@@ -159,6 +206,15 @@ pub trait ToolHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
         &self,
         ctx: &::runtime::__codegen::CallContext,
         input: ServerStatusInput,
+    ) -> impl ::core::future::Future<
+        Output = ::runtime::__codegen::ToolResult,
+    > + ::core::marker::Send;
+
+    /// `list_accounts` (read permission): List the E*TRADE accounts these credentials can see, with the accountIdKey that every account-scoped tool needs. One broker request; an account holder with no accounts gets an empty list.
+    fn list_accounts(
+        &self,
+        ctx: &::runtime::__codegen::CallContext,
+        input: ListAccountsInput,
     ) -> impl ::core::future::Future<
         Output = ::runtime::__codegen::ToolResult,
     > + ::core::marker::Send;
@@ -188,6 +244,20 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
                                 self.0.server_status(ctx, input).await,
+                            )
+                        }
+                        ::core::result::Result::Err(e) => {
+                            ::core::option::Option::Some(::core::result::Result::Err(e))
+                        }
+                    }
+                })
+            }
+            "list_accounts" => {
+                ::std::boxed::Box::pin(async move {
+                    match parse_list_accounts(args) {
+                        ::core::result::Result::Ok(input) => {
+                            ::core::option::Option::Some(
+                                self.0.list_accounts(ctx, input).await,
                             )
                         }
                         ::core::result::Result::Err(e) => {

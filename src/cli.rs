@@ -1,6 +1,8 @@
 //! Command-line definitions and the commands behind them.
 
+mod auth;
 mod serve;
+mod setup;
 mod tools;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -28,6 +30,47 @@ enum Command {
     Serve(ServeArgs),
     /// List the tool catalog, or show one tool's schemas.
     Tools(ToolsArgs),
+    /// Log in to E*TRADE (OAuth, daily), check, renew or log out.
+    Auth(AuthArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AuthArgs {
+    #[command(subcommand)]
+    command: AuthCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum AuthCommand {
+    /// Log in: prints the E*TRADE authorization URL, then reads the verification code from
+    /// standard input. Consumer key and secret come from ETRADE_CONSUMER_KEY /
+    /// ETRADE_CONSUMER_SECRET, the stored entry, or a prompt.
+    Login(AuthTarget),
+    /// Show the local credential estimate (no broker request unless --check).
+    Status {
+        #[command(flatten)]
+        target: AuthTarget,
+        /// Also make one cheap signed request to see whether E*TRADE accepts the token.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Reactivate a token that went inactive after two idle hours.
+    Renew(AuthTarget),
+    /// Revoke the token at E*TRADE and delete the stored entry.
+    Logout(AuthTarget),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AuthTarget {
+    /// Environment whose keys to use (a paper profile needs no login).
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml (names the keyring entry).
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
+    /// Where credentials are kept.
+    #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: StoreArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -111,9 +154,34 @@ enum ToolsCommand {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve::run(args),
+        Command::Auth(args) => auth::run(args),
         Command::Tools(args) => Ok(match args.command {
             None => tools::list(),
             Some(ToolsCommand::Show { name }) => tools::show(&name),
         }),
     }
+}
+
+/// HTTP client settings; `ETRADE_MCP_RATE_SCALE` raises the request pacing (tests against
+/// the local fake server).
+pub fn client_options() -> runtime::etrade::ClientOptions {
+    let mut o = runtime::etrade::ClientOptions::default();
+    if let Some(scale) = std::env::var("ETRADE_MCP_RATE_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        o.rate_scale = scale;
+    }
+    o
+}
+
+/// The credential lock for this state folder; `ETRADE_MCP_LOCK_TIMEOUT_MS` shortens the wait.
+pub fn coordinator(setup: &setup::Setup) -> anyhow::Result<runtime::credentials::Coordinator> {
+    let timeout = std::env::var("ETRADE_MCP_LOCK_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(std::time::Duration::from_millis)
+        .unwrap_or(runtime::credentials::DEFAULT_LOCK_TIMEOUT);
+    let dir = setup.paths.ensure_data_dir()?;
+    Ok(runtime::credentials::Coordinator::new(dir, timeout))
 }

@@ -3,13 +3,30 @@
 use crate::generated::{self, ToolHandlers};
 use runtime::credentials::{CredentialKey, CredentialStore};
 use runtime::dispatch::{CallContext, ToolResult};
-use runtime::errors::ToolError;
+use runtime::error_mapping::Operation;
+use runtime::errors::{ErrorCode, ToolError};
+use runtime::etrade::models::accounts::AccountList;
+use runtime::etrade::{ApiRequest, EtradeSession, Method, Module};
 use std::sync::Arc;
 
 /// What the handlers share for the life of the server.
 pub struct Handlers {
     pub credentials: Arc<dyn CredentialStore>,
     pub credential_key: CredentialKey,
+    /// The E*TRADE session; `None` in the paper environment.
+    pub etrade: Option<Arc<EtradeSession>>,
+}
+
+impl Handlers {
+    fn etrade(&self) -> Result<&EtradeSession, ToolError> {
+        self.etrade.as_deref().ok_or_else(|| ToolError {
+            message: format!(
+                "{} The paper broker does not serve it yet; use --environment sandbox or production.",
+                ErrorCode::ToolNotAvailable.summary()
+            ),
+            ..ToolError::new(ErrorCode::ToolNotAvailable)
+        })
+    }
 }
 
 fn data<T: serde::Serialize>(value: &T) -> ToolResult {
@@ -30,5 +47,26 @@ impl ToolHandlers for Handlers {
             jiff::Timestamp::now(),
         );
         data(&status)
+    }
+
+    async fn list_accounts(
+        &self,
+        _ctx: &CallContext,
+        _input: generated::ListAccountsInput,
+    ) -> ToolResult {
+        let body = self
+            .etrade()?
+            .call(&ApiRequest {
+                operation: Operation::Read,
+                module: Module::Accounts,
+                method: Method::GET,
+                path: "/v1/accounts/list",
+                query: &[],
+                body: None,
+            })
+            .await?;
+        let list = AccountList::from_wire(body)
+            .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))?;
+        data(&list)
     }
 }

@@ -109,6 +109,16 @@ pub struct ConfigFile {
 pub struct ProfileConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<Environment>,
+    /// E*TRADE API host for this profile (default: the real sandbox or production host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_base_url: Option<String>,
+    /// Host of the OAuth token endpoints (default: `api_base_url` when that is set, else
+    /// the production API host, which E*TRADE uses for sandbox keys too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth_base_url: Option<String>,
+    /// The browser page where the user approves access (default: E*TRADE's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorize_url: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -314,7 +324,7 @@ mod tests {
             .expect_err("unknown key");
         assert_eq!(
             err.to_string(),
-            "config.toml:3:1: profiles.default: unknown field `enviroment`, expected `environment`"
+            "config.toml:3:1: profiles.default: unknown field `enviroment`, expected one of `environment`, `api_base_url`, `oauth_base_url`, `authorize_url`"
         );
 
         let err = parse("[brokers]\n").expect_err("unknown top-level table");

@@ -3,11 +3,13 @@
 //! Nothing here talks to the broker. The keyring holds one entry per environment and
 //! profile; [`estimate`] reads it and applies E*TRADE's published token lifetime rules.
 
+mod coordination;
 mod estimate;
 mod keyring;
 mod record;
 mod secret;
 
+pub use coordination::{CoordinationError, Coordinator, CredentialLock, DEFAULT_LOCK_TIMEOUT};
 pub use estimate::{CredentialEstimate, CredentialState, estimate};
 pub use keyring::KeyringStore;
 pub use record::StoredCredentials;

@@ -8,16 +8,20 @@
 // boxing it would only add an allocation to every failure.
 #![allow(clippy::result_large_err)]
 
+pub mod auth_flow;
 pub mod broker_message;
 pub mod catalog;
 pub mod config;
 pub mod credentials;
 pub mod dispatch;
+pub mod endpoints;
 pub mod envelope;
 pub mod error_mapping;
 pub mod errors;
+pub mod etrade;
 pub mod http;
 pub mod logging;
+pub mod oauth;
 pub mod paths;
 pub mod server;
 pub mod status;

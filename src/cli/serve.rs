@@ -1,39 +1,49 @@
 //! `etrade serve`: resolve configuration and permissions, then run the chosen transport.
 
-use super::{ServeArgs, StoreArg, TransportArg};
+use super::setup::{Setup, credential_store};
+use super::{ServeArgs, TransportArg};
 use anyhow::Context;
 use etrade_mcp::generated::{PERMISSIONS, Tools};
 use etrade_mcp::handlers::Handlers;
-use runtime::config::{ConfigFile, Settings};
-use runtime::credentials::{
-    CredentialKey, CredentialStore, KeyringStore, StoreError, StoreFailure, StoredCredentials,
-};
+use runtime::config::Environment;
 use runtime::dispatch::Transport;
+use runtime::endpoints::Endpoints;
+use runtime::etrade::{EtradeHttp, EtradeSession};
 use runtime::http::{BoundHttp, HttpOptions};
-use runtime::paths::StatePaths;
 use runtime::server::{McpServer, ServerOptions};
 use std::process::ExitCode;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let paths = StatePaths::from_env().context("cannot locate the configuration folder")?;
-    let file = ConfigFile::load(&paths.config_file())?;
-    let settings = Settings::resolve(
-        &file,
-        args.environment.map(Into::into),
-        args.profile.clone(),
-    )?;
+    let setup = Setup::resolve(args.environment.map(Into::into), args.profile.clone())?;
+    let settings = setup.settings.clone();
     let granted = granted_permissions(&args);
-    let credential_key = CredentialKey::from_settings(&settings)?;
+    let credential_key = setup.credential_key()?;
     let credentials = credential_store(args.credential_store);
     let transport = match args.transport {
         TransportArg::Stdio => Transport::Stdio,
         TransportArg::Http => Transport::Http,
     };
+    let etrade = match settings.environment {
+        Environment::Paper => None,
+        _ => {
+            let endpoints = Endpoints::resolve(&setup.file, &settings)?;
+            let http =
+                EtradeHttp::new(endpoints, &super::client_options()).map_err(anyhow::Error::msg)?;
+            Some(Arc::new(EtradeSession::new(
+                http,
+                credentials.clone(),
+                credential_key.clone(),
+                super::coordinator(&setup)?,
+                Arc::new(jiff::Timestamp::now),
+            )))
+        }
+    };
     let handlers = Handlers {
         credentials,
         credential_key,
+        etrade,
     };
     let server = McpServer::new(
         Arc::new(Tools(handlers)),
@@ -110,48 +120,6 @@ fn http_token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
         .ok()
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty()))
-}
-
-fn credential_store(choice: StoreArg) -> Arc<dyn CredentialStore> {
-    let made = match choice {
-        StoreArg::Keyutils => KeyringStore::linux_keyutils(),
-        StoreArg::Memory => KeyringStore::mock(),
-    };
-    match made {
-        Ok(store) => Arc::new(store),
-        Err(e) => {
-            // Not fatal: server_status reports the store as unavailable.
-            tracing::warn!(error = %e, "credential store unavailable");
-            Arc::new(UnavailableStore)
-        }
-    }
-}
-
-/// Stands in when the platform store cannot be opened, so every read reports it.
-struct UnavailableStore;
-
-impl CredentialStore for UnavailableStore {
-    fn load(&self, _: &CredentialKey) -> Result<Option<StoredCredentials>, StoreError> {
-        Err(self.error())
-    }
-    fn save(&self, _: &CredentialKey, _: &StoredCredentials) -> Result<(), StoreError> {
-        Err(self.error())
-    }
-    fn delete(&self, _: &CredentialKey) -> Result<(), StoreError> {
-        Err(self.error())
-    }
-    fn backend_name(&self) -> &'static str {
-        "unavailable"
-    }
-}
-
-impl UnavailableStore {
-    fn error(&self) -> StoreError {
-        StoreError::Unavailable {
-            backend: "unavailable",
-            kind: StoreFailure::PlatformFailure,
-        }
-    }
 }
 
 async fn cancel_on_signal(shutdown: CancellationToken) {

@@ -1,0 +1,282 @@
+//! The signed HTTP client for E*TRADE's v1 API and OAuth endpoints. One request per call,
+//! never retried here: whether a retry is safe is the caller's decision (never for
+//! mutations). Every failure is classified as a [`BrokerFailure`].
+
+use super::limiter::{Module, Pacer};
+use super::wire;
+use crate::endpoints::Endpoints;
+use crate::error_mapping::{BrokerErrorBody, BrokerFailure, TransportFailure};
+use crate::oauth::{self, Extra, Signer};
+use reqwest::Method;
+use serde_json::Value;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Whole-request deadline (connect + send + response).
+    pub timeout: Duration,
+    pub connect_timeout: Duration,
+    /// Multiplier on E*TRADE's published per-module request rates.
+    pub rate_scale: u32,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            timeout: Duration::from_secs(20),
+            connect_timeout: Duration::from_secs(5),
+            rate_scale: 1,
+        }
+    }
+}
+
+/// Token pair returned by the request-token and access-token steps (decoded).
+#[derive(Clone, PartialEq, Eq)]
+pub struct TokenPair {
+    pub token: String,
+    pub secret: String,
+}
+
+impl std::fmt::Debug for TokenPair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenPair([redacted])")
+    }
+}
+
+pub struct EtradeHttp {
+    http: reqwest::Client,
+    endpoints: Endpoints,
+    pacer: Pacer,
+}
+
+impl EtradeHttp {
+    pub fn new(endpoints: Endpoints, options: &ClientOptions) -> Result<EtradeHttp, String> {
+        let http = reqwest::Client::builder()
+            .timeout(options.timeout)
+            .connect_timeout(options.connect_timeout)
+            .user_agent(concat!("etrade-mcp/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|_| "cannot build the HTTP client".to_string())?;
+        Ok(EtradeHttp {
+            http,
+            endpoints,
+            pacer: Pacer::new(options.rate_scale),
+        })
+    }
+
+    pub fn endpoints(&self) -> &Endpoints {
+        &self.endpoints
+    }
+
+    /// `GET|POST|PUT|DELETE {api}/v1/...json`: `Ok(None)` for E*TRADE's empty answers (204
+    /// or an empty body).
+    pub async fn api(
+        &self,
+        signer: &Signer<'_>,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&Value>,
+        module: Module,
+    ) -> Result<Option<Value>, BrokerFailure> {
+        let url = api_url(&self.endpoints.api_base, path, query);
+        let text = self
+            .send(signer, method, &url, &Extra::default(), body, module)
+            .await?;
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|_| BrokerFailure::Malformed)
+    }
+
+    /// Step 1 of login: a request token for the consumer key, callback `oob`.
+    pub async fn request_token(&self, signer: &Signer<'_>) -> Result<TokenPair, BrokerFailure> {
+        let url = format!("{}/oauth/request_token", self.endpoints.oauth_base);
+        let extra = Extra {
+            callback: Some("oob"),
+            ..Extra::default()
+        };
+        let text = self
+            .send(signer, Method::GET, &url, &extra, None, Module::OAuth)
+            .await?;
+        token_pair(&text)
+    }
+
+    /// The page where the user approves access and gets a verification code.
+    pub fn authorize_url(&self, consumer_key: &str, request_token: &str) -> String {
+        format!(
+            "{}?key={}&token={}",
+            self.endpoints.authorize,
+            oauth::encode(consumer_key),
+            oauth::encode(request_token)
+        )
+    }
+
+    /// Step 3 of login: the access token, signed with the request token and verifier.
+    pub async fn access_token(
+        &self,
+        signer: &Signer<'_>,
+        verifier: &str,
+    ) -> Result<TokenPair, BrokerFailure> {
+        let url = format!("{}/oauth/access_token", self.endpoints.oauth_base);
+        let extra = Extra {
+            verifier: Some(verifier),
+            ..Extra::default()
+        };
+        let text = self
+            .send(signer, Method::GET, &url, &extra, None, Module::OAuth)
+            .await?;
+        token_pair(&text)
+    }
+
+    /// Reactivate an idle (inactive) access token; E*TRADE keeps the same pair.
+    pub async fn renew(&self, signer: &Signer<'_>) -> Result<(), BrokerFailure> {
+        let url = format!("{}/oauth/renew_access_token", self.endpoints.oauth_base);
+        self.send(
+            signer,
+            Method::GET,
+            &url,
+            &Extra::default(),
+            None,
+            Module::OAuth,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    pub async fn revoke(&self, signer: &Signer<'_>) -> Result<(), BrokerFailure> {
+        let url = format!("{}/oauth/revoke_access_token", self.endpoints.oauth_base);
+        self.send(
+            signer,
+            Method::GET,
+            &url,
+            &Extra::default(),
+            None,
+            Module::OAuth,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    async fn send(
+        &self,
+        signer: &Signer<'_>,
+        method: Method,
+        url: &str,
+        extra: &Extra<'_>,
+        body: Option<&Value>,
+        module: Module,
+    ) -> Result<String, BrokerFailure> {
+        // Signed just before sending: the timestamp must be within E*TRADE's 5-minute window.
+        self.pacer.wait(module).await;
+        let authorization = signer
+            .authorization(method.as_str(), url, extra)
+            .map_err(|_| BrokerFailure::Malformed)?;
+        let mut request = self
+            .http
+            .request(method, url)
+            .header(reqwest::header::AUTHORIZATION, authorization)
+            .header(reqwest::header::ACCEPT, "application/json");
+        if let Some(b) = body {
+            request = request.json(b);
+        }
+        let response = request.send().await.map_err(transport)?;
+        let status = response.status().as_u16();
+        let request_id = response
+            .headers()
+            .get("x-request-id")
+            .or_else(|| response.headers().get("x-etrade-request-id"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let text = response
+            .text()
+            .await
+            .map_err(|_| BrokerFailure::Transport(TransportFailure::BodyRead))?;
+        if (200..300).contains(&status) {
+            return Ok(text);
+        }
+        let mut body: BrokerErrorBody = wire::error_body(&text);
+        if body.request_id.is_none() {
+            body.request_id = request_id;
+        }
+        Err(BrokerFailure::Http { status, body })
+    }
+}
+
+fn transport(e: reqwest::Error) -> BrokerFailure {
+    let kind = if e.is_connect() {
+        TransportFailure::Connect
+    } else if e.is_timeout() {
+        TransportFailure::Timeout
+    } else if e.is_body() || e.is_decode() {
+        TransportFailure::BodyRead
+    } else {
+        TransportFailure::ConnectionReset
+    };
+    BrokerFailure::Transport(kind)
+}
+
+/// `{api}/v1/accounts/list.json?count=10`: the `.json` suffix asks for JSON and is signed.
+fn api_url(base: &str, path: &str, query: &[(&str, String)]) -> String {
+    let mut url = format!("{base}{path}.json");
+    for (i, (k, v)) in query.iter().enumerate() {
+        url.push(if i == 0 { '?' } else { '&' });
+        url.push_str(&oauth::encode(k));
+        url.push('=');
+        url.push_str(&oauth::encode(v));
+    }
+    url
+}
+
+fn token_pair(body: &str) -> Result<TokenPair, BrokerFailure> {
+    let pairs = oauth::parse_form(body.trim());
+    let get = |k: &str| {
+        pairs
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_empty())
+    };
+    match (get("oauth_token"), get("oauth_token_secret")) {
+        (Some(token), Some(secret)) => Ok(TokenPair { token, secret }),
+        _ => Err(BrokerFailure::Malformed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_urls_carry_the_json_suffix_and_encoded_query() {
+        assert_eq!(
+            api_url(
+                "http://h",
+                "/v1/market/quote/AAPL,MSFT",
+                &[("detailFlag", "ALL".into())]
+            ),
+            "http://h/v1/market/quote/AAPL,MSFT.json?detailFlag=ALL"
+        );
+        assert_eq!(
+            api_url(
+                "http://h",
+                "/v1/x",
+                &[("a", "b c".into()), ("d", "e/f".into())]
+            ),
+            "http://h/v1/x.json?a=b%20c&d=e%2Ff"
+        );
+    }
+
+    #[test]
+    fn token_pairs_are_decoded() {
+        let t = token_pair(
+            "oauth_token=a%2Fb%3D&oauth_token_secret=c%2Bd&oauth_callback_confirmed=true",
+        )
+        .expect("pair");
+        assert_eq!((t.token.as_str(), t.secret.as_str()), ("a/b=", "c+d"));
+        assert!(matches!(token_pair("nope"), Err(BrokerFailure::Malformed)));
+        assert_eq!(format!("{t:?}"), "TokenPair([redacted])");
+    }
+}

@@ -1,0 +1,8 @@
+//! Client models of E*TRADE responses: they read the wire JSON (PascalCase containers,
+//! lowerCamel leaves, one-or-many arrays, epoch times) and serialize under the lowerCamel
+//! names the tools' output schemas advertise.
+
+pub mod accounts;
+mod time;
+
+pub use time::{epoch_millis_opt, epoch_seconds_opt};

@@ -1,0 +1,40 @@
+//! E*TRADE times on the wire: epoch milliseconds or seconds, with 0 meaning "none".
+//! Outputs carry RFC 3339 UTC strings instead.
+
+use serde::{Deserialize, Deserializer};
+
+fn to_rfc3339(t: jiff::Timestamp) -> String {
+    crate::envelope::rfc3339_seconds(t)
+}
+
+fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum N {
+        I(i64),
+        F(f64),
+        S(String),
+    }
+    Ok(match Option::<N>::deserialize(d)? {
+        Some(N::I(i)) => Some(i),
+        Some(N::F(f)) if f.is_finite() => Some(f as i64),
+        Some(N::S(s)) => s.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+/// Epoch seconds → RFC 3339; 0 or absent → null.
+pub fn epoch_seconds_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(number(d)?
+        .filter(|n| *n > 0)
+        .and_then(|n| jiff::Timestamp::from_second(n).ok())
+        .map(to_rfc3339))
+}
+
+/// Epoch milliseconds → RFC 3339; 0 or absent → null.
+pub fn epoch_millis_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(number(d)?
+        .filter(|n| *n > 0)
+        .and_then(|n| jiff::Timestamp::from_millisecond(n).ok())
+        .map(to_rfc3339))
+}

@@ -1,0 +1,266 @@
+//! One profile's E*TRADE session: loads the stored token for every call (so a fresh
+//! `etrade auth login` is picked up without a restart), renews an idle token once before
+//! the call, retries a read once after a renewal that a 401 asked for, records the last
+//! use, and maps every failure to the contract's error object.
+
+use super::client::EtradeHttp;
+use super::limiter::Module;
+use crate::broker_message::KnownSecrets;
+use crate::credentials::{
+    CoordinationError, Coordinator, CredentialKey, CredentialState, CredentialStore,
+    StoredCredentials, estimate,
+};
+use crate::error_mapping::{BrokerFailure, OauthProblem, Operation, to_tool_error};
+use crate::errors::ToolError;
+use crate::oauth::Signer;
+use reqwest::Method;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Now, as the session sees it; tests substitute their own.
+pub type Clock = Arc<dyn Fn() -> jiff::Timestamp + Send + Sync>;
+
+pub struct EtradeSession {
+    http: EtradeHttp,
+    store: Arc<dyn CredentialStore>,
+    key: CredentialKey,
+    coordinator: Coordinator,
+    clock: Clock,
+}
+
+/// One API request, described once so it can be sent again after a renewal.
+pub struct ApiRequest<'a> {
+    pub operation: Operation,
+    pub module: Module,
+    pub method: Method,
+    pub path: &'a str,
+    pub query: &'a [(&'a str, String)],
+    pub body: Option<&'a Value>,
+}
+
+impl EtradeSession {
+    pub fn new(
+        http: EtradeHttp,
+        store: Arc<dyn CredentialStore>,
+        key: CredentialKey,
+        coordinator: Coordinator,
+        clock: Clock,
+    ) -> EtradeSession {
+        EtradeSession {
+            http,
+            store,
+            key,
+            coordinator,
+            clock,
+        }
+    }
+
+    pub fn key(&self) -> &CredentialKey {
+        &self.key
+    }
+
+    /// Send one request with the stored token; see the module doc for the lifecycle.
+    pub async fn call(&self, request: &ApiRequest<'_>) -> Result<Option<Value>, ToolError> {
+        let creds = self.load().await?;
+        let secrets = known_secrets(&creds);
+        let map = |f: &BrokerFailure| to_tool_error(f, request.operation, &secrets);
+        let now = (self.clock)();
+        let creds = match estimate_state(&creds, now) {
+            CredentialState::Expired => {
+                return Err(map(&BrokerFailure::TokenExpired));
+            }
+            CredentialState::Inactive => self.renew_locked(&creds, &secrets).await?,
+            _ => creds,
+        };
+        match self.send(&creds, request).await {
+            Err(BrokerFailure::Http { status: 401, body })
+                if body.oauth_problem == Some(OauthProblem::TokenRejected)
+                    && request.operation != Operation::Mutation =>
+            {
+                // E*TRADE rejects an idle token until it is renewed; our idle estimate can
+                // lag (another process, clock skew), so renew once and send the read again.
+                let renewed = self.renew_locked(&creds, &secrets).await?;
+                let result = self.send(&renewed, request).await.map_err(|f| map(&f))?;
+                self.touch().await;
+                Ok(result)
+            }
+            Err(f) => Err(map(&f)),
+            Ok(v) => {
+                self.touch().await;
+                Ok(v)
+            }
+        }
+    }
+
+    async fn send(
+        &self,
+        creds: &StoredCredentials,
+        r: &ApiRequest<'_>,
+    ) -> Result<Option<Value>, BrokerFailure> {
+        let signer = signer(creds);
+        self.http
+            .api(&signer, r.method.clone(), r.path, r.query, r.body, r.module)
+            .await
+    }
+
+    async fn load(&self) -> Result<StoredCredentials, ToolError> {
+        let store = self.store.clone();
+        let key = self.key.clone();
+        let loaded = tokio::task::spawn_blocking(move || store.load(&key))
+            .await
+            .map_err(|_| ToolError::internal())?;
+        match loaded {
+            Ok(Some(c)) if c.has_access_token() => Ok(c),
+            Ok(_) => Err(credential_error(&BrokerFailure::CredentialsMissing)),
+            Err(_) => Err(credential_error(&BrokerFailure::StoreUnavailable)),
+        }
+    }
+
+    /// Renew under the entry's lock. If another process renewed (or logged in) while we
+    /// waited for the lock, use its result instead of renewing again.
+    async fn renew_locked(
+        &self,
+        seen: &StoredCredentials,
+        secrets: &KnownSecrets,
+    ) -> Result<StoredCredentials, ToolError> {
+        let lock = self.acquire().await?;
+        let store = self.store.clone();
+        let key = self.key.clone();
+        let current = tokio::task::spawn_blocking(move || store.load(&key))
+            .await
+            .map_err(|_| ToolError::internal())?
+            .map_err(|_| credential_error(&BrokerFailure::StoreUnavailable))?
+            .filter(StoredCredentials::has_access_token)
+            .ok_or_else(|| credential_error(&BrokerFailure::CredentialsMissing))?;
+        let now = (self.clock)();
+        if &current != seen && estimate_state(&current, now) == CredentialState::Active {
+            drop(lock);
+            return Ok(current);
+        }
+        let signer = signer(&current);
+        match self.http.renew(&signer).await {
+            Ok(()) => {}
+            Err(BrokerFailure::Http { status: 401, body })
+                if body.oauth_problem == Some(OauthProblem::TokenExpired) =>
+            {
+                return Err(to_tool_error(
+                    &BrokerFailure::TokenExpired,
+                    Operation::Read,
+                    secrets,
+                ));
+            }
+            Err(BrokerFailure::Http { status: 401, .. }) => {
+                return Err(to_tool_error(
+                    &BrokerFailure::TokenRejected,
+                    Operation::Read,
+                    secrets,
+                ));
+            }
+            Err(f) => return Err(to_tool_error(&f, Operation::Read, secrets)),
+        }
+        let mut renewed = current;
+        renewed.mark_used(now);
+        let store = self.store.clone();
+        let key = self.key.clone();
+        let saved = renewed.clone();
+        tokio::task::spawn_blocking(move || store.save(&key, &saved))
+            .await
+            .map_err(|_| ToolError::internal())?
+            .map_err(|_| credential_error(&BrokerFailure::StoreUnavailable))?;
+        drop(lock);
+        tracing::info!(entry = %self.key, "access token renewed");
+        Ok(renewed)
+    }
+
+    /// Record the last use (which the idle estimate reads). Best effort: a busy lock or a
+    /// store hiccup must not fail a call that already succeeded.
+    async fn touch(&self) {
+        let coordinator = self.coordinator.clone();
+        let store = self.store.clone();
+        let key = self.key.clone();
+        let now = (self.clock)();
+        let done = tokio::task::spawn_blocking(move || {
+            let _lock = coordinator.lock(&key).ok()?;
+            let mut c = store.load(&key).ok()??;
+            c.mark_used(now);
+            store.save(&key, &c).ok()
+        })
+        .await;
+        if !matches!(done, Ok(Some(()))) {
+            tracing::debug!(entry = %self.key, "could not record token use");
+        }
+    }
+
+    async fn acquire(&self) -> Result<crate::credentials::CredentialLock, ToolError> {
+        let coordinator = self.coordinator.clone();
+        let key = self.key.clone();
+        tokio::task::spawn_blocking(move || coordinator.lock(&key))
+            .await
+            .map_err(|_| ToolError::internal())?
+            .map_err(|e| {
+                let failure = match e {
+                    CoordinationError::ConcurrentChange(_) => BrokerFailure::ConcurrentChange,
+                    _ => BrokerFailure::LockTimeout,
+                };
+                credential_error(&failure)
+            })
+    }
+}
+
+fn credential_error(f: &BrokerFailure) -> ToolError {
+    to_tool_error(f, Operation::Read, &KnownSecrets::default())
+}
+
+pub fn signer(c: &StoredCredentials) -> Signer<'_> {
+    Signer {
+        consumer_key: &c.consumer_key,
+        consumer_secret: c.consumer_secret.expose(),
+        token: c.access_token.as_ref().map(|s| s.expose()),
+        token_secret: c.access_token_secret.as_ref().map(|s| s.expose()),
+    }
+}
+
+pub fn known_secrets(c: &StoredCredentials) -> KnownSecrets {
+    let mut v = vec![c.consumer_key.as_str(), c.consumer_secret.expose()];
+    v.extend(c.access_token.as_ref().map(|s| s.expose()));
+    v.extend(c.access_token_secret.as_ref().map(|s| s.expose()));
+    KnownSecrets::new(v)
+}
+
+/// The local estimate for credentials already in hand.
+fn estimate_state(c: &StoredCredentials, now: jiff::Timestamp) -> CredentialState {
+    estimate(&Snapshot(c.clone()), &placeholder_key(), now).state
+}
+
+fn placeholder_key() -> CredentialKey {
+    // The estimate reads the key only to word its detail text, which is unused here.
+    match CredentialKey::new(crate::config::Environment::Sandbox, "session") {
+        Ok(k) => k,
+        Err(_) => unreachable!("constant profile name is valid"),
+    }
+}
+
+/// A one-entry store over credentials already loaded.
+struct Snapshot(StoredCredentials);
+
+impl CredentialStore for Snapshot {
+    fn load(
+        &self,
+        _: &CredentialKey,
+    ) -> Result<Option<StoredCredentials>, crate::credentials::StoreError> {
+        Ok(Some(self.0.clone()))
+    }
+    fn save(
+        &self,
+        _: &CredentialKey,
+        _: &StoredCredentials,
+    ) -> Result<(), crate::credentials::StoreError> {
+        Ok(())
+    }
+    fn delete(&self, _: &CredentialKey) -> Result<(), crate::credentials::StoreError> {
+        Ok(())
+    }
+    fn backend_name(&self) -> &'static str {
+        "snapshot"
+    }
+}

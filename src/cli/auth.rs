@@ -1,0 +1,184 @@
+//! `etrade auth login|status|renew|logout`: the daily E*TRADE OAuth login and its upkeep.
+
+use super::setup::{Setup, credential_store};
+use super::{AuthArgs, AuthCommand, AuthTarget};
+use anyhow::Context;
+use runtime::auth_flow::{AuthContext, Consumer, login_command};
+use runtime::config::Environment;
+use runtime::credentials::{CredentialEstimate, CredentialState, Secret};
+use runtime::endpoints::Endpoints;
+use runtime::etrade::EtradeHttp;
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+
+pub fn run(args: AuthArgs) -> anyhow::Result<ExitCode> {
+    let target = match &args.command {
+        AuthCommand::Login(t) | AuthCommand::Renew(t) | AuthCommand::Logout(t) => t,
+        AuthCommand::Status { target, .. } => target,
+    };
+    let ctx = context(target)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        match args.command {
+            AuthCommand::Login(_) => login(&ctx).await,
+            AuthCommand::Status { check, .. } => status(&ctx, check).await,
+            AuthCommand::Renew(_) => match ctx.renew().await {
+                Ok(e) => {
+                    println!("Renewed. {}", describe(&e));
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => fail(&e),
+            },
+            AuthCommand::Logout(_) => match ctx.logout().await {
+                Ok(revoked) => {
+                    let how = if revoked {
+                        "E*TRADE revoked the token"
+                    } else {
+                        "no live token to revoke"
+                    };
+                    println!(
+                        "Logged out of {} ({how}); the stored entry is deleted.",
+                        ctx.key
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => fail(&e),
+            },
+        }
+    })
+}
+
+fn context(target: &AuthTarget) -> anyhow::Result<AuthContext> {
+    let setup = Setup::resolve(target.environment.map(Into::into), target.profile.clone())?;
+    if setup.settings.environment == Environment::Paper {
+        anyhow::bail!(
+            "the paper environment needs no E*TRADE login; pass --environment sandbox or --environment production"
+        );
+    }
+    let endpoints = Endpoints::resolve(&setup.file, &setup.settings)?;
+    let http = EtradeHttp::new(endpoints, &super::client_options()).map_err(anyhow::Error::msg)?;
+    let key = setup.credential_key()?;
+    let coordinator = super::coordinator(&setup)?;
+    Ok(AuthContext {
+        http,
+        store: credential_store(target.credential_store),
+        key,
+        coordinator,
+    })
+}
+
+async fn login(ctx: &AuthContext) -> anyhow::Result<ExitCode> {
+    let consumer = consumer(ctx)?;
+    let result = ctx
+        .login(consumer, |url| {
+            let mut err = std::io::stderr();
+            writeln!(err, "Open this page, log in to E*TRADE and accept:")?;
+            // On a line of its own, so it can be copied or opened by a terminal.
+            println!("{url}");
+            std::io::stdout().flush()?;
+            write!(err, "Verification code: ")?;
+            err.flush()?;
+            let mut line = String::new();
+            std::io::stdin().lock().read_line(&mut line)?;
+            Ok(line)
+        })
+        .await;
+    match result {
+        Ok(e) => {
+            println!("Logged in to {}. {}", ctx.key, describe(&e));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+/// Environment variables first, then the stored entry (a daily re-login needs only the
+/// browser step), then a prompt with the secret unechoed.
+fn consumer(ctx: &AuthContext) -> anyhow::Result<Consumer> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    if let (Some(key), Some(secret)) = (env("ETRADE_CONSUMER_KEY"), env("ETRADE_CONSUMER_SECRET")) {
+        return Ok(Consumer {
+            key: key.trim().to_string(),
+            secret: Secret::new(secret.trim().to_string()),
+        });
+    }
+    if let Some(stored) = ctx.stored_consumer() {
+        return Ok(stored);
+    }
+    let key = match env("ETRADE_CONSUMER_KEY") {
+        Some(k) => k,
+        None => {
+            eprint!("E*TRADE consumer key: ");
+            std::io::stderr().flush()?;
+            let mut line = String::new();
+            std::io::stdin().lock().read_line(&mut line)?;
+            line
+        }
+    };
+    let secret = match env("ETRADE_CONSUMER_SECRET") {
+        Some(s) => s,
+        None if std::io::stdin().is_terminal() => {
+            rpassword::prompt_password("E*TRADE consumer secret (not shown): ")?
+        }
+        None => {
+            eprint!("E*TRADE consumer secret: ");
+            let mut line = String::new();
+            std::io::stdin().lock().read_line(&mut line)?;
+            line
+        }
+    };
+    let (key, secret) = (key.trim().to_string(), secret.trim().to_string());
+    if key.is_empty() || secret.is_empty() {
+        anyhow::bail!(
+            "a consumer key and secret are required (ETRADE_CONSUMER_KEY / ETRADE_CONSUMER_SECRET)"
+        );
+    }
+    Ok(Consumer {
+        key,
+        secret: Secret::new(secret),
+    })
+}
+
+async fn status(ctx: &AuthContext, check: bool) -> anyhow::Result<ExitCode> {
+    let e = ctx.status(jiff::Timestamp::now());
+    println!("{}: {}", ctx.key, describe(&e));
+    if !check {
+        return Ok(if e.state == CredentialState::Unavailable {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+    match ctx.check().await {
+        Ok(()) => {
+            println!("Check: E*TRADE accepted a signed request.");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(err) => fail(&err),
+    }
+}
+
+fn describe(e: &CredentialEstimate) -> String {
+    let state = serde_json::to_value(e.state)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut s = format!("state: {state} (store: {}). {}", e.backend, e.detail);
+    if let Some(x) = &e.expires_at {
+        s.push_str(&format!(" Expires at {x}."));
+    }
+    s
+}
+
+fn fail(e: &runtime::auth_flow::AuthError) -> anyhow::Result<ExitCode> {
+    eprintln!("etrade: {e}");
+    Ok(ExitCode::FAILURE)
+}
+
+#[allow(dead_code)]
+fn hint(ctx: &AuthContext) -> String {
+    login_command(&ctx.key)
+}

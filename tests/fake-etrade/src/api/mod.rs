@@ -1,0 +1,61 @@
+//! The router table. Each API area is a module; add a new endpoint with one `.route(...)`
+//! line here and a handler in its area's module. Every `/v1/...` route sits behind
+//! [`auth::gate_api`] (an active access token); paths arrive with `.json` suffixes already
+//! removed, so one route serves both forms.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use axum::routing::get;
+
+use crate::auth;
+use crate::responses;
+use crate::state::Shared;
+
+pub(crate) mod accounts;
+
+pub(crate) fn router(s: Arc<Shared>) -> Router {
+    let oauth = Router::new()
+        .route(
+            "/oauth/request_token",
+            get(auth::request_token)
+                .route_layer(from_fn_with_state(s.clone(), auth::gate_consumer)),
+        )
+        .route(
+            "/oauth/access_token",
+            get(auth::access_token)
+                .route_layer(from_fn_with_state(s.clone(), auth::gate_request_token)),
+        )
+        .route(
+            "/oauth/renew_access_token",
+            get(auth::renew)
+                .route_layer(from_fn_with_state(s.clone(), auth::gate_any_access_token)),
+        )
+        .route(
+            "/oauth/revoke_access_token",
+            get(auth::revoke)
+                .route_layer(from_fn_with_state(s.clone(), auth::gate_any_access_token)),
+        )
+        .route("/e/t/etws/authorize", get(auth::authorize));
+
+    let v1 = Router::new()
+        // Accounts
+        .route("/v1/accounts/list", get(accounts::list))
+        .route("/v1/accounts/{key}/balance", get(accounts::balance))
+        .route("/v1/accounts/{key}/portfolio", get(accounts::portfolio))
+        .route(
+            "/v1/accounts/{key}/portfolio/{position_id}",
+            get(accounts::position_lots),
+        )
+        // Later areas: transactions (accounts), market (quote, lookup, optionchains,
+        // optionexpiredate), orders (list, preview, place, cancel, change), alerts.
+        .route_layer(from_fn_with_state(s.clone(), auth::gate_api));
+
+    Router::new()
+        .merge(oauth)
+        .merge(v1)
+        .fallback(|| async { responses::not_found() })
+        .method_not_allowed_fallback(|| async { responses::method_not_allowed() })
+        .with_state(s)
+}

@@ -1,0 +1,499 @@
+//! The fake user's data: accounts, cash, positions. Shared by every API area so later areas
+//! (transactions, orders, quotes) can build on the same holdings.
+
+/// Everything the fake serves for its one user (all consumers see the same user).
+#[derive(Debug, Clone)]
+pub struct Fixtures {
+    pub accounts: Vec<AccountFixture>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AccountFixture {
+    /// Digits, as a string (`"84010429"`).
+    pub account_id: String,
+    /// Opaque, URL-safe, ~22 chars; used in every per-account path.
+    pub account_id_key: String,
+    /// CASH | MARGIN | IRA | ...
+    pub account_mode: String,
+    pub account_desc: String,
+    /// The nickname; may be empty.
+    pub account_name: String,
+    pub account_type: String,
+    pub institution_type: String,
+    /// ACTIVE | CLOSED
+    pub account_status: String,
+    /// Epoch seconds; 0 while open.
+    pub closed_date: i64,
+    pub inst_no: i64,
+    /// NO_OPTIONS | LEVEL_1 .. LEVEL_4
+    pub option_level: String,
+    pub day_trader_status: String,
+    pub cash_balance: f64,
+    pub money_market_balance: f64,
+    pub positions: Vec<PositionFixture>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PositionFixture {
+    pub position_id: i64,
+    pub symbol: String,
+    /// EQ | OPTN | MF | MMF
+    pub security_type: String,
+    pub symbol_description: String,
+    /// Negative for a short position.
+    pub quantity: f64,
+    pub price_paid: f64,
+    pub commissions: f64,
+    pub last_trade: f64,
+    pub previous_close: f64,
+    pub volume: i64,
+    /// Epoch milliseconds.
+    pub date_acquired: i64,
+    pub option: Option<OptionFixture>,
+    /// Fundamentals for the FUNDAMENTAL view.
+    pub pe_ratio: f64,
+    pub eps: f64,
+    pub dividend: f64,
+    pub div_yield: f64,
+    pub market_cap: f64,
+    pub week52_low: f64,
+    pub week52_high: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct OptionFixture {
+    /// CALL | PUT
+    pub call_put: String,
+    pub expiry_year: i32,
+    pub expiry_month: i32,
+    pub expiry_day: i32,
+    pub strike_price: f64,
+    pub underlier_price: f64,
+}
+
+impl OptionFixture {
+    /// The OSI key: root padded with `-` to 6, `YYMMDD`, `C|P`, strike × 1000 in 8 digits.
+    pub fn osi_key(&self, root: &str) -> String {
+        format!(
+            "{root:-<6}{:02}{:02}{:02}{}{:08}",
+            self.expiry_year % 100,
+            self.expiry_month,
+            self.expiry_day,
+            if self.call_put == "PUT" { 'P' } else { 'C' },
+            (self.strike_price * 1000.0).round() as i64
+        )
+    }
+}
+
+impl PositionFixture {
+    pub fn multiplier(&self) -> f64 {
+        if self.option.is_some() { 100.0 } else { 1.0 }
+    }
+    pub fn market_value(&self) -> f64 {
+        round(self.quantity * self.last_trade * self.multiplier(), 2)
+    }
+    pub fn total_cost(&self) -> f64 {
+        round(
+            self.quantity * self.price_paid * self.multiplier() + self.commissions,
+            2,
+        )
+    }
+    pub fn total_gain(&self) -> f64 {
+        round(self.market_value() - self.total_cost(), 2)
+    }
+    pub fn change(&self) -> f64 {
+        round(self.last_trade - self.previous_close, 4)
+    }
+    pub fn change_pct(&self) -> f64 {
+        pct(self.change(), self.previous_close)
+    }
+    pub fn days_gain(&self) -> f64 {
+        round(self.change() * self.quantity * self.multiplier(), 2)
+    }
+    pub fn display_symbol(&self) -> String {
+        match &self.option {
+            None => self.symbol.clone(),
+            Some(o) => format!(
+                "{} {} {} '{:02} ${} {}",
+                self.symbol,
+                month_abbrev(o.expiry_month),
+                o.expiry_day,
+                o.expiry_year % 100,
+                trim_float(o.strike_price),
+                if o.call_put == "PUT" { "Put" } else { "Call" }
+            ),
+        }
+    }
+}
+
+impl AccountFixture {
+    pub fn long_value(&self) -> f64 {
+        round(
+            self.positions
+                .iter()
+                .map(PositionFixture::market_value)
+                .filter(|v| *v > 0.0)
+                .sum(),
+            2,
+        )
+    }
+    pub fn short_value(&self) -> f64 {
+        round(
+            self.positions
+                .iter()
+                .map(PositionFixture::market_value)
+                .filter(|v| *v < 0.0)
+                .sum(),
+            2,
+        )
+    }
+    pub fn net_market_value(&self) -> f64 {
+        round(self.long_value() + self.short_value(), 2)
+    }
+    pub fn is_margin(&self) -> bool {
+        self.account_mode == "MARGIN"
+    }
+}
+
+pub(crate) fn round(x: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (x * f).round() / f
+}
+
+pub(crate) fn pct(part: f64, whole: f64) -> f64 {
+    if whole == 0.0 {
+        0.0
+    } else {
+        round(part / whole * 100.0, 4)
+    }
+}
+
+fn month_abbrev(m: i32) -> &'static str {
+    const M: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    usize::try_from(m - 1)
+        .ok()
+        .and_then(|i| M.get(i))
+        .copied()
+        .unwrap_or("Jan")
+}
+
+fn trim_float(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn equity(
+    position_id: i64,
+    symbol: &str,
+    description: &str,
+    quantity: f64,
+    price_paid: f64,
+    last_trade: f64,
+    previous_close: f64,
+    date_acquired: i64,
+    volume: i64,
+) -> PositionFixture {
+    PositionFixture {
+        position_id,
+        symbol: symbol.into(),
+        security_type: "EQ".into(),
+        symbol_description: description.into(),
+        quantity,
+        price_paid,
+        commissions: 0.0,
+        last_trade,
+        previous_close,
+        volume,
+        date_acquired,
+        option: None,
+        pe_ratio: 24.5,
+        eps: round(last_trade / 24.5, 2),
+        dividend: 0.24,
+        div_yield: 0.55,
+        market_cap: 0.0,
+        week52_low: round(last_trade * 0.72, 2),
+        week52_high: round(last_trade * 1.13, 2),
+    }
+}
+
+impl Default for Fixtures {
+    /// Four accounts: a margin brokerage account with ten positions (stocks, ETFs, a short,
+    /// an option), a Roth IRA with three funds, an empty joint cash account and a closed one.
+    fn default() -> Self {
+        let mut aapl = equity(
+            10002345678,
+            "AAPL",
+            "APPLE INC COM",
+            10.0,
+            150.25,
+            174.56,
+            173.33,
+            1582520400000,
+            51234567,
+        );
+        aapl.pe_ratio = 28.47;
+        aapl.eps = 6.13;
+        aapl.market_cap = 2712345678900.0;
+        let mut msft = equity(
+            10002345679,
+            "MSFT",
+            "MICROSOFT CORP COM",
+            25.0,
+            301.1,
+            378.85,
+            376.17,
+            1625112000000,
+            22187345,
+        );
+        msft.market_cap = 2815000000000.0;
+        msft.dividend = 0.75;
+        msft.div_yield = 0.79;
+        let mut tsla_short = equity(
+            10002345685,
+            "TSLA",
+            "TESLA INC COM",
+            -5.0,
+            251.3,
+            237.41,
+            242.84,
+            1696348800000,
+            104553210,
+        );
+        tsla_short.dividend = 0.0;
+        tsla_short.div_yield = 0.0;
+        let aapl_call = PositionFixture {
+            position_id: 10002345686,
+            symbol: "AAPL".into(),
+            security_type: "OPTN".into(),
+            symbol_description: "AAPL Jan 15 '27 $180 Call".into(),
+            quantity: 2.0,
+            price_paid: 14.05,
+            commissions: 1.3,
+            last_trade: 16.4,
+            previous_close: 15.85,
+            volume: 1834,
+            date_acquired: 1698840000000,
+            option: Some(OptionFixture {
+                call_put: "CALL".into(),
+                expiry_year: 2027,
+                expiry_month: 1,
+                expiry_day: 15,
+                strike_price: 180.0,
+                underlier_price: 174.56,
+            }),
+            pe_ratio: 0.0,
+            eps: 0.0,
+            dividend: 0.0,
+            div_yield: 0.0,
+            market_cap: 0.0,
+            week52_low: 9.1,
+            week52_high: 22.75,
+        };
+        let trading = AccountFixture {
+            account_id: "84010429".into(),
+            account_id_key: "JIdOIAcSpwR1Jva7RQBraQ".into(),
+            account_mode: "MARGIN".into(),
+            account_desc: "INDIVIDUAL".into(),
+            account_name: "Trading".into(),
+            account_type: "INDIVIDUAL".into(),
+            institution_type: "BROKERAGE".into(),
+            account_status: "ACTIVE".into(),
+            closed_date: 0,
+            inst_no: 1,
+            option_level: "LEVEL_2".into(),
+            day_trader_status: "NO_PDT".into(),
+            cash_balance: 12500.11,
+            money_market_balance: 0.0,
+            positions: vec![
+                aapl,
+                msft,
+                equity(
+                    10002345680,
+                    "VTI",
+                    "VANGUARD TOTAL STOCK MARKET ETF",
+                    40.0,
+                    198.42,
+                    231.88,
+                    230.95,
+                    1609770000000,
+                    3456789,
+                ),
+                equity(
+                    10002345681,
+                    "NVDA",
+                    "NVIDIA CORP COM",
+                    8.0,
+                    420.5,
+                    495.22,
+                    488.88,
+                    1688659200000,
+                    41234987,
+                ),
+                equity(
+                    10002345682,
+                    "SPY",
+                    "SPDR S&P 500 ETF TRUST",
+                    15.0,
+                    410.07,
+                    450.23,
+                    448.73,
+                    1677628800000,
+                    72345123,
+                ),
+                equity(
+                    10002345683,
+                    "GLD",
+                    "SPDR GOLD TR GOLD SHS",
+                    12.0,
+                    171.9,
+                    182.64,
+                    183.1,
+                    1662004800000,
+                    7123456,
+                ),
+                equity(
+                    10002345684,
+                    "BR",
+                    "BROADRIDGE FINL SOLUTIONS INC COM",
+                    30.0,
+                    142.77,
+                    185.31,
+                    184.02,
+                    1643716800000,
+                    612345,
+                ),
+                tsla_short,
+                aapl_call,
+                equity(
+                    10002345687,
+                    "KO",
+                    "COCA COLA CO COM",
+                    100.0,
+                    55.12,
+                    57.49,
+                    57.61,
+                    1580515200000,
+                    11987654,
+                ),
+            ],
+        };
+        let roth = AccountFixture {
+            account_id: "45249801".into(),
+            account_id_key: "idU1aBkPvD5n46JI_7S_2A".into(),
+            account_mode: "IRA".into(),
+            account_desc: "ROTH IRA".into(),
+            account_name: "Retirement".into(),
+            account_type: "ROTHIRA".into(),
+            institution_type: "BROKERAGE".into(),
+            account_status: "ACTIVE".into(),
+            closed_date: 0,
+            inst_no: 1,
+            option_level: "LEVEL_1".into(),
+            day_trader_status: "NO_PDT".into(),
+            cash_balance: 3210.45,
+            money_market_balance: 3210.45,
+            positions: vec![
+                equity(
+                    20007654321,
+                    "VTI",
+                    "VANGUARD TOTAL STOCK MARKET ETF",
+                    55.0,
+                    176.3,
+                    231.88,
+                    230.95,
+                    1546837200000,
+                    3456789,
+                ),
+                equity(
+                    20007654322,
+                    "BND",
+                    "VANGUARD TOTAL BOND MARKET ETF",
+                    80.0,
+                    81.05,
+                    72.14,
+                    72.22,
+                    1554091200000,
+                    6543210,
+                ),
+                equity(
+                    20007654323,
+                    "SCHD",
+                    "SCHWAB US DIVIDEND EQUITY ETF",
+                    100.0,
+                    70.33,
+                    74.02,
+                    73.87,
+                    1614574800000,
+                    2987654,
+                ),
+            ],
+        };
+        let joint = AccountFixture {
+            account_id: "63817420".into(),
+            account_id_key: "4Wq1Lm9ZcT7nYbRk2XsHvA".into(),
+            account_mode: "CASH".into(),
+            account_desc: "JOINT".into(),
+            account_name: String::new(),
+            account_type: "JOINT".into(),
+            institution_type: "BROKERAGE".into(),
+            account_status: "ACTIVE".into(),
+            closed_date: 0,
+            inst_no: 1,
+            option_level: "NO_OPTIONS".into(),
+            day_trader_status: "NO_PDT".into(),
+            cash_balance: 845.0,
+            money_market_balance: 0.0,
+            positions: vec![],
+        };
+        let closed = AccountFixture {
+            account_id: "19283746".into(),
+            account_id_key: "Pz3Kd8sQw0VfGh5JtY7uNe".into(),
+            account_mode: "CASH".into(),
+            account_desc: "INDIVIDUAL".into(),
+            account_name: "Old account".into(),
+            account_type: "INDIVIDUAL".into(),
+            institution_type: "BROKERAGE".into(),
+            account_status: "CLOSED".into(),
+            closed_date: 1651204800,
+            inst_no: 1,
+            option_level: "NO_OPTIONS".into(),
+            day_trader_status: "NO_PDT".into(),
+            cash_balance: 0.0,
+            money_market_balance: 0.0,
+            positions: vec![],
+        };
+        Self {
+            accounts: vec![trading, roth, joint, closed],
+        }
+    }
+}
+
+impl Fixtures {
+    pub fn account_by_key(&self, key: &str) -> Option<&AccountFixture> {
+        self.accounts.iter().find(|a| a.account_id_key == key)
+    }
+
+    /// No accounts at all (list accounts answers 204).
+    pub fn empty() -> Self {
+        Self { accounts: vec![] }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osi_and_display() {
+        let f = Fixtures::default();
+        let call = &f.accounts[0].positions[8];
+        let o = call.option.as_ref().unwrap();
+        assert_eq!(o.osi_key("AAPL"), "AAPL--270115C00180000");
+        assert_eq!(call.display_symbol(), "AAPL Jan 15 '27 $180 Call");
+        assert_eq!(call.market_value(), 3280.0);
+        assert_eq!(call.total_cost(), 2811.3);
+    }
+}

@@ -1,0 +1,1 @@
+//! Fake E*TRADE server (in progress).

@@ -1,0 +1,333 @@
+//! The accept loop and the per-request pipeline: record → faults → authenticate → route.
+//!
+//! Connections are served by hyper directly (not `axum::serve`) so that a fault can drop a
+//! connection at any point: before reading the request (peeking at the request line to match
+//! the pattern), after reading it, or after the endpoint ran.
+
+use std::convert::Infallible;
+use std::future::pending;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderValue, Request, Response, StatusCode, header};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, watch};
+use tokio::task::JoinSet;
+use tower::ServiceExt;
+
+use crate::auth::Wire;
+use crate::clock::lock;
+use crate::config::OauthErrorStyle;
+use crate::faults::Fault;
+use crate::record::RecordedRequest;
+use crate::responses;
+use crate::state::Shared;
+
+const MAX_BODY: usize = 1 << 20;
+const MAX_RECORDED_BODY: usize = 64 << 10;
+
+/// Removes a `.json` suffix from every path segment (`/v1/accounts/list.json` →
+/// `/v1/accounts/list`, `/v1/user/alerts.json/12` → `/v1/user/alerts/12`).
+pub(crate) fn normalize_path(path: &str) -> String {
+    path.split('/')
+        .map(|seg| seg.strip_suffix(".json").unwrap_or(seg))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Lets a request handler drop its own connection.
+struct ConnCtl {
+    killed: Notify,
+    /// A second descriptor of the socket, to set SO_LINGER=0 (close with RST) on kill.
+    dup: Mutex<Option<socket2::Socket>>,
+}
+
+impl ConnCtl {
+    fn kill(&self) {
+        if let Some(sock) = lock(&self.dup).take() {
+            let _ = sock.set_linger(Some(Duration::ZERO));
+        }
+        self.killed.notify_one();
+    }
+}
+
+pub(crate) async fn serve(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    app: Router,
+    control: Router,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut conns = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    conns.spawn(connection(stream, shared.clone(), app.clone(), control.clone()));
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            },
+            _ = shutdown.changed() => break,
+        }
+        while conns.try_join_next().is_some() {}
+    }
+    conns.shutdown().await;
+}
+
+async fn connection(stream: TcpStream, shared: Arc<Shared>, app: Router, control: Router) {
+    let _ = stream.set_nodelay(true);
+    if lock_faults_have_refuse(&shared)
+        && let Some((method, target)) = peek_request_line(&stream).await
+    {
+        let (path, query) = match target.split_once('?') {
+            Some((p, q)) => (p.to_string(), Some(q.to_string())),
+            None => (target.clone(), None),
+        };
+        let endpoint = normalize_path(&path);
+        let refused = !path.starts_with("/__fake")
+            && shared.lock().faults.take(&method, &endpoint, true).is_some();
+        if refused {
+            shared.record(RecordedRequest {
+                seq: 0,
+                at: shared.now(),
+                mutation: is_mutation(&method, &endpoint),
+                method,
+                path,
+                endpoint,
+                query,
+                consumer_key: None,
+                oauth_token: None,
+                signature_verified: false,
+                oauth_problem: None,
+                body: None,
+                fault: Some(Fault::Refuse.name().into()),
+                status: None,
+            });
+            // Unread data in the receive buffer makes the close an RST; make sure anyway.
+            let _ = stream.set_zero_linger();
+            return;
+        }
+    }
+    let dup = socket2::SockRef::from(&stream).try_clone().ok();
+    let ctl = Arc::new(ConnCtl {
+        killed: Notify::new(),
+        dup: Mutex::new(dup),
+    });
+    let svc_ctl = ctl.clone();
+    let svc = hyper::service::service_fn(move |req: Request<Incoming>| {
+        pipeline(
+            shared.clone(),
+            app.clone(),
+            control.clone(),
+            svc_ctl.clone(),
+            req,
+        )
+    });
+    let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
+    tokio::select! {
+        _ = conn => {}
+        _ = ctl.killed.notified() => {}
+    }
+}
+
+fn lock_faults_have_refuse(shared: &Shared) -> bool {
+    shared.lock().faults.has_refuse()
+}
+
+/// The method and request target of the first request line, without consuming it.
+async fn peek_request_line(stream: &TcpStream) -> Option<(String, String)> {
+    let mut buf = vec![0u8; 8192];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        let n = tokio::time::timeout_at(deadline, stream.peek(&mut buf))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        if let Some(end) = buf[..n].windows(2).position(|w| w == b"\r\n") {
+            let line = std::str::from_utf8(&buf[..end]).ok()?;
+            let mut parts = line.split(' ');
+            let method = parts.next()?.to_string();
+            let target = parts.next()?.to_string();
+            return Some((method, target));
+        }
+        if n == buf.len() || tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+fn is_mutation(method: &str, endpoint: &str) -> bool {
+    matches!(method, "POST" | "PUT" | "DELETE" | "PATCH") && endpoint.starts_with("/v1/")
+}
+
+fn is_oauth_endpoint(endpoint: &str) -> bool {
+    endpoint.starts_with("/oauth/") || endpoint.starts_with("/e/t/etws/")
+}
+
+/// The answer of a fault that short-circuits the endpoint, if it is one.
+fn early_fault_response(f: Fault, oauth: bool, style: OauthErrorStyle) -> Option<Response<Body>> {
+    Some(match f {
+        Fault::Status5xx(code) => responses::service_unavailable(
+            StatusCode::from_u16(code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
+        ),
+        Fault::RateLimitPage => responses::rate_limit_page(),
+        Fault::Http429 => responses::http_429(),
+        Fault::HtmlErrorPage => responses::html_error_page(),
+        Fault::Unauthorized(p) if oauth => responses::oauth_unauthorized(style, p.as_str()),
+        Fault::Unauthorized(p) => responses::api_unauthorized(p.as_str()),
+        Fault::Refuse
+        | Fault::ResetWithoutProcessing
+        | Fault::ResetBeforeResponse
+        | Fault::Timeout(_)
+        | Fault::MalformedJson => return None,
+    })
+}
+
+async fn truncate_json(resp: Response<Body>) -> Response<Body> {
+    let bytes = axum::body::to_bytes(resp.into_body(), MAX_BODY * 16)
+        .await
+        .unwrap_or_default();
+    let cut = if bytes.len() < 2 {
+        b"{\"".to_vec()
+    } else {
+        bytes[..bytes.len() / 2].to_vec()
+    };
+    let mut r = Response::new(Body::from(cut));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+async fn pipeline(
+    shared: Arc<Shared>,
+    app: Router,
+    control: Router,
+    ctl: Arc<ConnCtl>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
+    let (mut parts, body) = req.into_parts();
+    let raw_path = parts.uri.path().to_string();
+    if raw_path == "/__fake" || raw_path.starts_with("/__fake/") {
+        let req = Request::from_parts(parts, Body::new(body));
+        return control.oneshot(req).await;
+    }
+    let method = parts.method.as_str().to_string();
+    let query = parts.uri.query().map(str::to_string);
+    let endpoint = normalize_path(&raw_path);
+    let authorization = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let oauth = authorization
+        .as_deref()
+        .and_then(|h| runtime::oauth::parse_authorization(h).ok());
+    let mutation = is_mutation(&method, &endpoint);
+    let body = match axum::body::to_bytes(Body::new(body), MAX_BODY).await {
+        Ok(b) => b,
+        Err(_) => {
+            return Ok(responses::api_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                413,
+                "Request body too large.",
+            ));
+        }
+    };
+    let fault = shared.lock().faults.take(&method, &endpoint, false);
+    let seq = shared.record(RecordedRequest {
+        seq: 0,
+        at: shared.now(),
+        method: method.clone(),
+        path: raw_path.clone(),
+        endpoint: endpoint.clone(),
+        query: query.clone(),
+        consumer_key: oauth
+            .as_ref()
+            .and_then(|h| h.consumer_key().map(str::to_string)),
+        oauth_token: oauth.as_ref().and_then(|h| h.token().map(str::to_string)),
+        signature_verified: false,
+        oauth_problem: None,
+        mutation,
+        body: (mutation && !body.is_empty()).then(|| {
+            String::from_utf8_lossy(&body[..body.len().min(MAX_RECORDED_BODY)]).into_owned()
+        }),
+        fault: fault.map(|f| f.name().to_string()),
+        status: None,
+    });
+
+    if let Some(Fault::Refuse | Fault::ResetWithoutProcessing) = fault {
+        ctl.kill();
+        return pending().await;
+    }
+    if let Some(resp) = fault.and_then(|f| {
+        early_fault_response(f, is_oauth_endpoint(&endpoint), shared.config.oauth_error_style)
+    }) {
+        let status = resp.status().as_u16();
+        shared.update_record(seq, |r| r.status = Some(status));
+        return Ok(resp);
+    }
+
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            shared
+                .base_url
+                .trim_start_matches("http://")
+                .to_string()
+        });
+    let path_and_query = parts
+        .uri
+        .path_and_query()
+        .map(|pq| pq.as_str().to_string())
+        .unwrap_or_else(|| raw_path.clone());
+    parts.extensions.insert(Wire {
+        seq,
+        method: method.clone(),
+        url: format!("http://{host}{path_and_query}"),
+        authorization,
+    });
+    let routed = match &query {
+        Some(q) => format!("{endpoint}?{q}"),
+        None => endpoint.clone(),
+    };
+    if let Ok(uri) = routed.parse() {
+        parts.uri = uri;
+    }
+    let Ok(resp) = app.oneshot(Request::from_parts(parts, Body::from(body))).await;
+
+    match fault {
+        Some(Fault::ResetBeforeResponse) => {
+            ctl.kill();
+            pending().await
+        }
+        Some(Fault::Timeout(d)) => {
+            let status = resp.status().as_u16();
+            shared.update_record(seq, |r| r.status = Some(status));
+            tokio::time::sleep(d).await;
+            Ok(resp)
+        }
+        Some(Fault::MalformedJson) => {
+            shared.update_record(seq, |r| r.status = Some(200));
+            Ok(truncate_json(resp).await)
+        }
+        _ => {
+            let status = resp.status().as_u16();
+            shared.update_record(seq, |r| r.status = Some(status));
+            Ok(resp)
+        }
+    }
+}
