@@ -102,6 +102,10 @@ pub struct ServeArgs {
     /// Grant the `alerts_delete` permission: delete alerts.
     #[arg(long)]
     allow_alert_deletion: bool,
+    /// Renew the E*TRADE token shortly before its two-hour idle deadline while the server
+    /// runs (off by default: it keeps a session alive without any request from you).
+    #[arg(long)]
+    keepalive: bool,
     /// Where credentials are kept: the Linux kernel keyring, or memory (tests; empty).
     #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
     credential_store: StoreArg,
@@ -162,10 +166,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// HTTP client settings; `ETRADE_MCP_RATE_SCALE` raises the request pacing (tests against
-/// the local fake server).
+/// HTTP client settings; `ETRADE_MCP_RATE_SCALE` raises the request pacing and
+/// `ETRADE_MCP_HTTP_TIMEOUT_MS` sets the per-request deadline (tests against the fake).
 pub fn client_options() -> runtime::etrade::ClientOptions {
     let mut o = runtime::etrade::ClientOptions::default();
+    if let Some(ms) = std::env::var("ETRADE_MCP_HTTP_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        o.timeout = std::time::Duration::from_millis(ms);
+    }
     if let Some(scale) = std::env::var("ETRADE_MCP_RATE_SCALE")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -40,6 +40,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             )))
         }
     };
+    let keepalive = etrade.clone().filter(|_| args.keepalive);
     let handlers = Handlers {
         credentials,
         credential_key,
@@ -70,6 +71,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     rt.block_on(async move {
         let shutdown = CancellationToken::new();
         tokio::spawn(cancel_on_signal(shutdown.clone()));
+        if let Some(session) = keepalive {
+            tokio::spawn(keep_alive(session, shutdown.clone()));
+        }
         match args.transport {
             TransportArg::Stdio => runtime::server::serve_stdio(server, shutdown)
                 .await
@@ -120,6 +124,23 @@ fn http_token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
         .ok()
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty()))
+}
+
+/// Every few minutes, renew a token that would otherwise go idle within the margin.
+async fn keep_alive(session: Arc<EtradeSession>, shutdown: CancellationToken) {
+    let every = std::time::Duration::from_secs(5 * 60);
+    let margin = std::time::Duration::from_secs(15 * 60);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(every) => {}
+        }
+        match session.keep_alive(margin).await {
+            Ok(true) => tracing::info!("keepalive renewed the E*TRADE token"),
+            Ok(false) => {}
+            Err(e) => tracing::info!(code = e.code.as_str(), "keepalive could not renew"),
+        }
+    }
 }
 
 async fn cancel_on_signal(shutdown: CancellationToken) {

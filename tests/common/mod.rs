@@ -45,11 +45,25 @@ pub fn command(home: &tempfile::TempDir, args: &[&str]) -> tokio::process::Comma
 }
 
 pub async fn stdio_client(home: &tempfile::TempDir, extra: &[&str]) -> Client {
+    stdio_client_with(home, extra, &[], Stdio::null()).await
+}
+
+/// A stdio server with extra environment variables and a chosen stderr.
+pub async fn stdio_client_with(
+    home: &tempfile::TempDir,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+    stderr: Stdio,
+) -> Client {
     let mut args = vec!["serve"];
     args.extend_from_slice(extra);
     let mut cmd = command(home, &args);
-    cmd.stderr(Stdio::null());
-    let transport = TokioChildProcess::new(cmd).expect("spawn etrade serve");
+    cmd.envs(envs.iter().copied());
+    // The builder owns stdio: a stderr set on the command itself would be replaced.
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn etrade serve");
     client_info(ProtocolVersion::V_2025_11_25)
         .serve(transport)
         .await

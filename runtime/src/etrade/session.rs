@@ -92,6 +92,35 @@ impl EtradeSession {
         }
     }
 
+    /// Keepalive: renew a token that is still active but close to its two-hour idle
+    /// deadline, so a server left open over lunch still works. Returns whether it renewed.
+    pub async fn keep_alive(&self, margin: std::time::Duration) -> Result<bool, ToolError> {
+        let creds = self.load().await?;
+        let now = (self.clock)();
+        if estimate_state(&creds, now) != CredentialState::Active {
+            return Ok(false);
+        }
+        let Some(last) = creds.last_used_at.or(creds.authorized_at) else {
+            return Ok(false);
+        };
+        let idle = now.duration_since(last).unsigned_abs();
+        let deadline = std::time::Duration::from_secs(2 * 3600);
+        if idle + margin < deadline {
+            return Ok(false);
+        }
+        let secrets = known_secrets(&creds);
+        self.renew_locked_unconditionally(&creds, &secrets).await?;
+        Ok(true)
+    }
+
+    async fn renew_locked_unconditionally(
+        &self,
+        seen: &StoredCredentials,
+        secrets: &KnownSecrets,
+    ) -> Result<StoredCredentials, ToolError> {
+        self.renew_inner(seen, secrets, true).await
+    }
+
     async fn send(
         &self,
         creds: &StoredCredentials,
@@ -123,6 +152,15 @@ impl EtradeSession {
         seen: &StoredCredentials,
         secrets: &KnownSecrets,
     ) -> Result<StoredCredentials, ToolError> {
+        self.renew_inner(seen, secrets, false).await
+    }
+
+    async fn renew_inner(
+        &self,
+        seen: &StoredCredentials,
+        secrets: &KnownSecrets,
+        always: bool,
+    ) -> Result<StoredCredentials, ToolError> {
         let lock = self.acquire().await?;
         let store = self.store.clone();
         let key = self.key.clone();
@@ -133,7 +171,7 @@ impl EtradeSession {
             .filter(StoredCredentials::has_access_token)
             .ok_or_else(|| credential_error(&BrokerFailure::CredentialsMissing))?;
         let now = (self.clock)();
-        if &current != seen && estimate_state(&current, now) == CredentialState::Active {
+        if !always && &current != seen && estimate_state(&current, now) == CredentialState::Active {
             drop(lock);
             return Ok(current);
         }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Extension;
-use axum::extract::{Query, Request, State};
+use axum::extract::{RawQuery, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -182,8 +182,10 @@ pub(crate) fn authenticate(s: &Shared, wire: &Wire, need: Need) -> Result<Authed
         return Err(Failure::new(OauthProblem::NonceUsed));
     }
     inner.nonces.insert(nonce_key, now);
-    if inner.nonces.len() % 512 == 0 {
-        inner.nonces.retain(|_, seen| now.duration_since(*seen) < keep);
+    if inner.nonces.len().is_multiple_of(512) {
+        inner
+            .nonces
+            .retain(|_, seen| now.duration_since(*seen) < keep);
     }
 
     match need {
@@ -261,7 +263,11 @@ async fn gate(s: Arc<Shared>, mut req: Request, next: Next, need: Need) -> Respo
     }
 }
 
-pub(crate) async fn gate_consumer(State(s): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+pub(crate) async fn gate_consumer(
+    State(s): State<Arc<Shared>>,
+    req: Request,
+    next: Next,
+) -> Response {
     gate(s, req, next, Need::Consumer).await
 }
 
@@ -317,9 +323,20 @@ pub(crate) async fn request_token(
 pub(crate) async fn authorize(
     State(s): State<Arc<Shared>>,
     headers: HeaderMap,
-    Query(q): Query<HashMap<String, String>>,
+    RawQuery(raw): RawQuery,
 ) -> Response {
     let style = s.config.oauth_error_style;
+    // Decoded with `+` kept literal: clients that paste the raw token (E*TRADE tokens
+    // contain `+`) and clients that percent-encode it both work.
+    let q: HashMap<String, String> = raw
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            Some((runtime::oauth::decode(k)?, runtime::oauth::decode(v)?))
+        })
+        .collect();
     let (Some(key), Some(token)) = (q.get("key"), q.get("token")) else {
         return responses::tomcat_page(
             StatusCode::BAD_REQUEST,
@@ -332,7 +349,11 @@ pub(crate) async fn authorize(
     if !inner.consumers.contains_key(key) {
         return responses::oauth_unauthorized(style, "consumer_key_unknown");
     }
-    let Some(rt) = inner.request_tokens.get(token).filter(|rt| &rt.consumer_key == key) else {
+    let Some(rt) = inner
+        .request_tokens
+        .get(token)
+        .filter(|rt| &rt.consumer_key == key)
+    else {
         return responses::oauth_unauthorized(style, "token_rejected");
     };
     let age = now.duration_since(rt.created_at);
@@ -355,11 +376,7 @@ pub(crate) async fn authorize(
              <input type=\"text\" name=\"verifier\" id=\"verifier\" value=\"{code}\" readonly>\
              </body></html>"
         );
-        (
-            [(header::CONTENT_TYPE, "text/html;charset=UTF-8")],
-            body,
-        )
-            .into_response()
+        ([(header::CONTENT_TYPE, "text/html;charset=UTF-8")], body).into_response()
     } else {
         responses::text(StatusCode::OK, code)
     }

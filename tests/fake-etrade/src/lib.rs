@@ -1,1 +1,239 @@
-//! Fake E*TRADE server (in progress).
+//! A faithful fake of E*TRADE's v1 API for etrade-mcp's tests, listening on loopback only.
+//!
+//! * OAuth 1.0a exactly as E*TRADE does it: `GET /oauth/request_token` (callback `oob`),
+//!   the authorize page `GET /e/t/etws/authorize?key=&token=` (auto-approves and shows the
+//!   verification code), `GET /oauth/access_token`, `GET /oauth/renew_access_token`,
+//!   `GET /oauth/revoke_access_token`; HMAC-SHA1 signatures, a ±300 s timestamp window and
+//!   nonce replay checks on a controllable clock.
+//! * Token lifecycle: request tokens live 5 minutes; access tokens expire at the next
+//!   midnight America/New_York after issue (`token_expired`), go inactive after 2 hours
+//!   without a request (`token_rejected` until renewed) and are rejected once revoked.
+//! * E*TRADE-shaped JSON under `/v1/...` (both `/v1/x` and `/v1/x.json`, JSON whatever the
+//!   `Accept`): accounts list, balance, portfolio (paged by `count`/`pageNumber`, views,
+//!   sorting, totals, lots) and position lots; unknown paths → 404 JSON. The router table is
+//!   `src/api/mod.rs`, one module per API area, data in `src/fixtures.rs`.
+//! * Fault injection per endpoint pattern ([`Fault`], [`EndpointPattern`]).
+//! * A request log ([`RecordedRequest`]) without secrets.
+//! * The same controls over HTTP under `/__fake/...` for the `fake-etrade` binary (JSON;
+//!   control requests are never recorded nor hit by faults):
+//!
+//! | Method | Path | Body / query | Answer |
+//! | --- | --- | --- | --- |
+//! | GET | `/__fake/clock` | | `{"now": "…Z"}` |
+//! | POST | `/__fake/clock/advance` | `{"seconds": 7200}` or `{"ms": 1500}` | `{"now"}` |
+//! | POST | `/__fake/clock/set` | `{"time": "2026-10-17T12:00:00Z"}` | `{"now"}` |
+//! | GET | `/__fake/faults` | | `[{"id","pattern","fault","remaining"}]` |
+//! | POST | `/__fake/faults` | `{"pattern": "POST /v1/accounts/*/orders/place", "fault": {"kind": "reset_before_response"}, "times": 1}` | `{"id"}` |
+//! | DELETE | `/__fake/faults` | | `{}` |
+//! | GET | `/__fake/requests` | | `[RecordedRequest]` |
+//! | DELETE | `/__fake/requests` | | `{}` |
+//! | GET | `/__fake/count` | `?method=GET&prefix=/v1/accounts` | `{"count"}` |
+//! | GET | `/__fake/verifier` | `?token=REQUEST_TOKEN` | `{"verifier"}` or 404 |
+//! | POST | `/__fake/access_token` | `{"consumer_key": "…"}` | `{"oauth_token","oauth_token_secret"}` |
+//! | GET | `/__fake/token_state` | `?token=ACCESS_TOKEN` | `{"state"}` or 404 |
+//! | POST | `/__fake/consumer_rejected` | `{"consumer_key": "…", "rejected": true}` | `{}` or 404 |
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use fake_etrade::{Fault, FakeConfig, FakeEtrade};
+//! let fake = FakeEtrade::start(FakeConfig::default()).await;
+//! fake.inject_fault("POST /v1/accounts/*/orders/place", Fault::ResetBeforeResponse, Some(1));
+//! // ... point the client at fake.base_url() ...
+//! assert_eq!(fake.count("POST", "/v1/accounts"), 0);
+//! fake.shutdown().await;
+//! # }
+//! ```
+
+// Handlers return an early `Response` as their error: it is built at most once per request.
+#![allow(clippy::result_large_err)]
+
+mod api;
+mod auth;
+mod clock;
+mod config;
+mod control;
+mod faults;
+mod fixtures;
+mod record;
+mod responses;
+mod server;
+mod state;
+mod tokens;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+pub use config::{
+    Consumer, DEFAULT_CONSUMER_KEY, DEFAULT_CONSUMER_SECRET, FakeConfig, OauthErrorStyle,
+};
+pub use faults::{EndpointPattern, Fault, FaultEntry, OauthProblem};
+pub use fixtures::{AccountFixture, Fixtures, OptionFixture, PositionFixture};
+pub use record::RecordedRequest;
+pub use state::TokenPair;
+pub use tokens::TokenState;
+
+use state::Shared;
+
+/// A running fake server. Dropping it stops the server (without waiting).
+pub struct FakeEtrade {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl FakeEtrade {
+    /// Starts on `127.0.0.1` with an ephemeral port, on the current Tokio runtime.
+    ///
+    /// # Panics
+    /// If the loopback socket cannot be bound (test-support code).
+    pub async fn start(config: FakeConfig) -> FakeEtrade {
+        Self::start_on(config, 0)
+            .await
+            .expect("bind the fake E*TRADE server on 127.0.0.1")
+    }
+
+    /// Starts on `127.0.0.1:port` (0 = ephemeral).
+    pub async fn start_on(config: FakeConfig, port: u16) -> std::io::Result<FakeEtrade> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+        let addr = listener.local_addr()?;
+        let shared = Shared::new(config, format!("http://{addr}"))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let shared = Arc::new(shared);
+        let app = api::router(shared.clone());
+        let control = control::router(shared.clone());
+        let (shutdown, rx) = watch::channel(false);
+        let task = tokio::spawn(server::serve(listener, shared.clone(), app, control, rx));
+        Ok(FakeEtrade {
+            shared,
+            addr,
+            shutdown,
+            task: Some(task),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT` — the API and OAuth base URL (no trailing slash).
+    pub fn base_url(&self) -> String {
+        self.shared.base_url.clone()
+    }
+
+    /// The authorize page, to which a client appends `?key=…&token=…`.
+    pub fn authorize_url(&self) -> String {
+        format!("{}/e/t/etws/authorize", self.shared.base_url)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The fake clock's current time.
+    pub fn now(&self) -> Timestamp {
+        self.shared.now()
+    }
+
+    pub fn advance_clock(&self, by: Duration) {
+        self.shared.clock.advance(by);
+    }
+
+    pub fn set_time(&self, to: Timestamp) {
+        self.shared.clock.set(to);
+    }
+
+    /// Hits the next `times` requests matching `pattern` (`None` = until cleared) with
+    /// `fault`. Patterns: see [`EndpointPattern`]; a `&str` converts (panicking if invalid).
+    /// Returns the fault's id.
+    pub fn inject_fault(
+        &self,
+        pattern: impl Into<EndpointPattern>,
+        fault: Fault,
+        times: Option<u32>,
+    ) -> u64 {
+        self.shared.inject_fault(pattern.into(), fault, times)
+    }
+
+    pub fn clear_faults(&self) {
+        self.shared.clear_faults();
+    }
+
+    /// The faults still armed.
+    pub fn faults(&self) -> Vec<FaultEntry> {
+        self.shared.faults()
+    }
+
+    /// Every request received (control requests excluded), oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.requests()
+    }
+
+    pub fn clear_requests(&self) {
+        self.shared.clear_requests();
+    }
+
+    /// How many recorded requests have this method (`"*"` = any) and a path starting with
+    /// `path_prefix` (compared with and without `.json` suffixes).
+    pub fn count(&self, method: &str, path_prefix: &str) -> usize {
+        self.shared.count(method, path_prefix)
+    }
+
+    /// The verification code the authorize page shows for this request token.
+    pub fn verifier_for(&self, request_token: &str) -> Option<String> {
+        self.shared.verifier_for(request_token)
+    }
+
+    /// An access token issued as if the user had just logged in (skips the OAuth dance).
+    pub fn issue_access_token(&self, consumer_key: &str) -> TokenPair {
+        self.shared.issue_access_token(consumer_key)
+    }
+
+    pub fn access_token_state(&self, access_token: &str) -> Option<TokenState> {
+        self.shared.token_state(access_token)
+    }
+
+    /// Makes a consumer key answer `consumer_key_rejected` (E*TRADE expiring a key).
+    /// Returns false if the key is unknown.
+    pub fn set_consumer_rejected(&self, consumer_key: &str, rejected: bool) -> bool {
+        self.shared.set_consumer_rejected(consumer_key, rejected)
+    }
+
+    /// Accepts another consumer key from now on.
+    pub fn add_consumer(&self, consumer: Consumer) {
+        self.shared.add_consumer(consumer);
+    }
+
+    /// The data currently served.
+    pub fn fixtures(&self) -> Fixtures {
+        self.shared.lock().fixtures.clone()
+    }
+
+    /// Replaces the data served.
+    pub fn set_fixtures(&self, fixtures: Fixtures) {
+        self.shared.lock().fixtures = fixtures;
+    }
+
+    /// Stops accepting, drops every open connection and waits for the server task.
+    pub async fn shutdown(mut self) {
+        let _ = self.shutdown.send(true);
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Runs until the server stops (for the binary).
+    pub async fn wait(mut self) {
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for FakeEtrade {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+    }
+}

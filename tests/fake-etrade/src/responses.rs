@@ -49,7 +49,13 @@ pub(crate) fn text(status: StatusCode, body: impl Into<String>) -> Response {
 pub(crate) fn form(pairs: &[(&str, &str)]) -> Response {
     let body = pairs
         .iter()
-        .map(|(k, v)| format!("{}={}", runtime::oauth::encode(k), runtime::oauth::encode(v)))
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                runtime::oauth::encode(k),
+                runtime::oauth::encode(v)
+            )
+        })
         .collect::<Vec<_>>()
         .join("&");
     with_type(

@@ -90,7 +90,11 @@ async fn connection(stream: TcpStream, shared: Arc<Shared>, app: Router, control
         };
         let endpoint = normalize_path(&path);
         let refused = !path.starts_with("/__fake")
-            && shared.lock().faults.take(&method, &endpoint, true).is_some();
+            && shared
+                .lock()
+                .faults
+                .take(&method, &endpoint, true)
+                .is_some();
         if refused {
             shared.record(RecordedRequest {
                 seq: 0,
@@ -271,7 +275,11 @@ async fn pipeline(
         return pending().await;
     }
     if let Some(resp) = fault.and_then(|f| {
-        early_fault_response(f, is_oauth_endpoint(&endpoint), shared.config.oauth_error_style)
+        early_fault_response(
+            f,
+            is_oauth_endpoint(&endpoint),
+            shared.config.oauth_error_style,
+        )
     }) {
         let status = resp.status().as_u16();
         shared.update_record(seq, |r| r.status = Some(status));
@@ -283,12 +291,7 @@ async fn pipeline(
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string)
-        .unwrap_or_else(|| {
-            shared
-                .base_url
-                .trim_start_matches("http://")
-                .to_string()
-        });
+        .unwrap_or_else(|| shared.base_url.trim_start_matches("http://").to_string());
     let path_and_query = parts
         .uri
         .path_and_query()
@@ -307,7 +310,9 @@ async fn pipeline(
     if let Ok(uri) = routed.parse() {
         parts.uri = uri;
     }
-    let Ok(resp) = app.oneshot(Request::from_parts(parts, Body::from(body))).await;
+    let Ok(resp) = app
+        .oneshot(Request::from_parts(parts, Body::from(body)))
+        .await;
 
     match fault {
         Some(Fault::ResetBeforeResponse) => {

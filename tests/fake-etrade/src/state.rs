@@ -48,9 +48,13 @@ impl Inner {
 }
 
 impl Shared {
-    pub fn new(config: FakeConfig, base_url: String) -> Self {
-        let tz = TimeZone::get(&config.expiry_time_zone)
-            .expect("FakeConfig::expiry_time_zone is a known IANA zone");
+    pub fn new(config: FakeConfig, base_url: String) -> Result<Self, String> {
+        let tz = TimeZone::get(&config.expiry_time_zone).map_err(|e| {
+            format!(
+                "FakeConfig::expiry_time_zone {:?}: {e}",
+                config.expiry_time_zone
+            )
+        })?;
         let clock = FakeClock::default();
         if let Some(t) = config.start_time {
             clock.set(t);
@@ -70,13 +74,13 @@ impl Shared {
             rng: Rng::seeded(),
             fixtures: config.fixtures.clone(),
         };
-        Self {
+        Ok(Self {
             config,
             clock,
             tz,
             base_url,
             inner: Mutex::new(inner),
-        }
+        })
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Inner> {

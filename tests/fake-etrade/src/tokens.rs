@@ -59,12 +59,12 @@ impl AccessToken {
 
 /// The first midnight in `tz` strictly after `t`.
 pub(crate) fn next_midnight(t: Timestamp, tz: &TimeZone) -> Timestamp {
-    let zoned = t.to_zoned(tz.clone());
+    let zoned = t.to_zoned_datetime(tz.clone());
     zoned
         .date()
         .tomorrow()
         .ok()
-        .and_then(|d| d.to_zoned(tz.clone()).ok())
+        .and_then(|d| d.to_zoned_datetime(tz.clone()).ok())
         .map(|z| z.timestamp())
         .unwrap_or(Timestamp::MAX)
 }

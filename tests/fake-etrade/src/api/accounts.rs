@@ -580,7 +580,13 @@ fn next_url(base: &str, key: &str, q: &HashMap<String, String>, page: usize) -> 
     pairs.sort();
     let qs = pairs
         .iter()
-        .map(|(k, v)| format!("{}={}", runtime::oauth::encode(k), runtime::oauth::encode(v)))
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                runtime::oauth::encode(k),
+                runtime::oauth::encode(v)
+            )
+        })
         .collect::<Vec<_>>()
         .join("&");
     format!("{base}/v1/accounts/{key}/portfolio?{qs}")
