@@ -187,13 +187,8 @@ impl EtradeSession {
                     secrets,
                 ));
             }
-            Err(BrokerFailure::Http { status: 401, .. }) => {
-                return Err(to_tool_error(
-                    &BrokerFailure::TokenRejected,
-                    Operation::Read,
-                    secrets,
-                ));
-            }
+            // Any other refusal keeps E*TRADE's explanation (e.g. timestamp_refused, which
+            // means this machine's clock is off): the 401 maps to authentication_failed.
             Err(f) => return Err(to_tool_error(&f, Operation::Read, secrets)),
         }
         let mut renewed = current;
