@@ -287,6 +287,7 @@ fn check_tool(
         errors,
         valid_examples: t.examples.valid.iter().map(|v| v.value.clone()).collect(),
         invalid_examples,
+        output_example: t.examples.output.as_ref().map(|v| v.value.clone()),
     }
 }
 

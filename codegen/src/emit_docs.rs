@@ -112,6 +112,13 @@ fn tool_section(s: &mut String, t: &Tool) {
         "### Example call\n\n```json\n{}\n```\n",
         serde_json::to_string_pretty(&call).unwrap_or_default()
     );
+    if let Some(out) = &t.output_example {
+        let _ = write!(
+            s,
+            "\n### Example output (`data`, excerpt)\n\n```json\n{}\n```\n",
+            serde_json::to_string_pretty(out).unwrap_or_default()
+        );
+    }
 }
 
 fn field_table(s: &mut String, o: &Object, input: bool) {

@@ -43,6 +43,8 @@ pub struct Tool {
     pub errors: Vec<String>,
     pub valid_examples: Vec<Value>,
     pub invalid_examples: Vec<(Value, String)>,
+    /// Docs excerpt of a successful `data` object.
+    pub output_example: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

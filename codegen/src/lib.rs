@@ -95,6 +95,22 @@ fn check_examples(
                 d.at(ex, "example args must be an object");
             }
         }
+        if let Some(ex) = &def.examples.output {
+            let envelope = serde_json::json!({
+                "data": ex.value,
+                "error": null,
+                "meta": {"environment": "paper", "profile": "default", "observed_at": "2026-10-17T12:00:00Z"}
+            });
+            if let Ok(v) = jsonschema::validator_for(&json_schema::output_schema(catalog, tool))
+                && let Some(err) = v.iter_errors(&envelope).next()
+            {
+                let path = err.instance_path().to_string();
+                d.at(
+                    ex,
+                    format!("output example does not match the output schema at {path}: {err}"),
+                );
+            }
+        }
         if let Err(e) = jsonschema::validator_for(&json_schema::output_schema(catalog, tool))
             && checks_clean
         {

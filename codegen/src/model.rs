@@ -74,6 +74,8 @@ pub struct Examples {
     pub valid: Vec<S<serde_json::Value>>,
     #[serde(default)]
     pub invalid: Vec<S<InvalidExample>>,
+    /// An excerpt of a successful result's `data`, for the docs; must fit the output schema.
+    pub output: Option<S<serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,0 +1,20 @@
+//! `server_status`: answered locally, no broker request.
+
+use super::{Handlers, data};
+use crate::generated;
+use runtime::dispatch::{CallContext, ToolResult};
+
+pub fn server_status(
+    h: &Handlers,
+    ctx: &CallContext,
+    _input: generated::ServerStatusInput,
+) -> ToolResult {
+    let status = runtime::status::server_status(
+        &generated::CATALOG,
+        ctx,
+        h.credentials.as_ref(),
+        &h.credential_key,
+        jiff::Timestamp::now(),
+    );
+    data(&status)
+}
