@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod sandbox;
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
     ProtocolVersion,

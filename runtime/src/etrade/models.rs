@@ -3,6 +3,7 @@
 //! names the tools' output schemas advertise.
 
 pub mod accounts;
+pub mod money;
 mod time;
 
 pub use time::{epoch_millis_opt, epoch_seconds_opt};

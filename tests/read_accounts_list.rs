@@ -1,0 +1,31 @@
+//! `list_accounts` against the fake over MCP.
+
+mod common;
+
+use common::sandbox::Sandbox;
+use fake_etrade::{Fault, OauthProblem};
+
+#[tokio::test]
+async fn list_accounts_success_invalid_and_errors() {
+    let s = Sandbox::start("list-accounts").await;
+    let (err, p) = s.call("list_accounts", serde_json::json!({})).await;
+    assert!(!err, "{p}");
+    let accounts = p["data"]["accounts"].as_array().expect("accounts");
+    assert_eq!(accounts.len(), s.fake.fixtures().accounts.len());
+    let (err, p) = s.call("list_accounts", serde_json::json!({"x": 1})).await;
+    assert!(err);
+    assert_eq!(p["error"]["code"], "invalid_input");
+    for (fault, code) in [
+        (Fault::Status5xx(500), "service_unavailable"),
+        (
+            Fault::Unauthorized(OauthProblem::TokenExpired),
+            "authorization_expired",
+        ),
+        (Fault::MalformedJson, "invalid_broker_response"),
+    ] {
+        s.fake.inject_fault("GET /v1/accounts/list", fault, Some(1));
+        let (err, p) = s.call("list_accounts", serde_json::json!({})).await;
+        assert!(err);
+        assert_eq!(p["error"]["code"], code);
+    }
+}
