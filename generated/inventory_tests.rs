@@ -55,3 +55,1109 @@ fn list_accounts_annotations_agree_with_permission() {
     let d = g::TOOLS.iter().find(|d| d.name == "list_accounts").expect("descriptor");
     __check_annotations(d);
 }
+
+#[test]
+fn get_account_balances_examples_behave_as_declared() {
+    let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_account_balances(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "get_account_balances", e
+        );
+    }
+    let args = __args(
+        "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"inst_type\":\"BROKERAGE\",\"real_time_nav\":true}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_account_balances(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"inst_type\":\"BROKERAGE\",\"real_time_nav\":true}",
+            "get_account_balances", e
+        );
+    }
+    match g::parse_get_account_balances(__args("{}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!("invalid example {} of {} was accepted", "{}", "get_account_balances")
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+        }
+    }
+    match g::parse_get_account_balances(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"inst_type\":\"BANK\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"inst_type\":\"BANK\"}",
+                "get_account_balances"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"inst_type\":\"BANK\"}"
+            )
+        }
+    }
+    match g::parse_get_account_balances(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"real_time_nav\":\"yes\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"real_time_nav\":\"yes\"}",
+                "get_account_balances"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"real_time_nav\":\"yes\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_account_balances_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "get_account_balances")
+        .expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn get_portfolio_examples_behave_as_declared() {
+    let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_portfolio(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "get_portfolio", e
+        );
+    }
+    let args = __args(
+        "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":25,\"lots_required\":true,\"pageNumber\":2,\"sortBy\":\"MARKET_VALUE\",\"sortOrder\":\"ASC\",\"totals_required\":true,\"view\":\"COMPLETE\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_portfolio(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":25,\"lots_required\":true,\"pageNumber\":2,\"sortBy\":\"MARKET_VALUE\",\"sortOrder\":\"ASC\",\"totals_required\":true,\"view\":\"COMPLETE\"}",
+            "get_portfolio", e
+        );
+    }
+    match g::parse_get_portfolio(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":0}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":0}",
+                "get_portfolio"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":0}"
+            )
+        }
+    }
+    match g::parse_get_portfolio(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":65536}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":65536}",
+                "get_portfolio"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":65536}"
+            )
+        }
+    }
+    match g::parse_get_portfolio(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"view\":\"FULL\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"view\":\"FULL\"}",
+                "get_portfolio"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"view\":\"FULL\"}"
+            )
+        }
+    }
+    match g::parse_get_portfolio(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"sort_by\":\"INTRINSIC_VALUE\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"sort_by\":\"INTRINSIC_VALUE\"}",
+                "get_portfolio"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"sort_by\":\"INTRINSIC_VALUE\"}"
+            )
+        }
+    }
+    match g::parse_get_portfolio(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"extra\":1}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"extra\":1}",
+                "get_portfolio"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"extra\":1}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_portfolio_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "get_portfolio").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn get_position_lots_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":10002345678}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_position_lots(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":10002345678}",
+            "get_position_lots", e
+        );
+    }
+    match g::parse_get_position_lots(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "get_position_lots"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"
+            )
+        }
+    }
+    match g::parse_get_position_lots(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":0}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":0}",
+                "get_position_lots"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":0}"
+            )
+        }
+    }
+    match g::parse_get_position_lots(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":\"10002345678\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":\"10002345678\"}",
+                "get_position_lots"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"position_id\":\"10002345678\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_position_lots_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "get_position_lots").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn list_transactions_examples_behave_as_declared() {
+    let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
+    if let ::core::result::Result::Err(e) = g::parse_list_transactions(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "list_transactions", e
+        );
+    }
+    let args = __args(
+        "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":50,\"endDate\":\"2024-03-31\",\"marker\":\"32023003000000_1672758000\",\"sortOrder\":\"ASC\",\"startDate\":\"2024-01-01\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_list_transactions(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":50,\"endDate\":\"2024-03-31\",\"marker\":\"32023003000000_1672758000\",\"sortOrder\":\"ASC\",\"startDate\":\"2024-01-01\"}",
+            "list_transactions", e
+        );
+    }
+    match g::parse_list_transactions(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":51}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":51}",
+                "list_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":51}"
+            )
+        }
+    }
+    match g::parse_list_transactions(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"start_date\":\"2024-02-30\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"start_date\":\"2024-02-30\"}",
+                "list_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"start_date\":\"2024-02-30\"}"
+            )
+        }
+    }
+    match g::parse_list_transactions(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"03/31/2024\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"03/31/2024\"}",
+                "list_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"03/31/2024\"}"
+            )
+        }
+    }
+    match g::parse_list_transactions(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"sort_order\":\"NEWEST\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"sort_order\":\"NEWEST\"}",
+                "list_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"sort_order\":\"NEWEST\"}"
+            )
+        }
+    }
+    match g::parse_list_transactions(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"page\":2}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"page\":2}",
+                "list_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"page\":2}"
+            )
+        }
+    }
+}
+
+#[test]
+fn list_transactions_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "list_transactions").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn get_transaction_details_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"transaction_id\":\"32023003000000\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_transaction_details(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"transaction_id\":\"32023003000000\"}",
+            "get_transaction_details", e
+        );
+    }
+    let args = __args(
+        "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"storeId\":0,\"transactionId\":\"32023003000000\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_transaction_details(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"storeId\":0,\"transactionId\":\"32023003000000\"}",
+            "get_transaction_details", e
+        );
+    }
+    match g::parse_get_transaction_details(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}",
+                "get_transaction_details"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"
+            )
+        }
+    }
+    match g::parse_get_transaction_details(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"transaction_id\":32023003000000}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"transaction_id\":32023003000000}",
+                "get_transaction_details"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"transaction_id\":32023003000000}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_transaction_details_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "get_transaction_details")
+        .expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn get_quotes_examples_behave_as_declared() {
+    let args = __args("{\"symbols\":[\"AAPL\"]}");
+    if let ::core::result::Result::Err(e) = g::parse_get_quotes(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"symbols\":[\"AAPL\"]}",
+            "get_quotes", e
+        );
+    }
+    let args = __args(
+        "{\"detail_flag\":\"OPTIONS\",\"symbols\":[\"AAPL\",\"MSFT\",\"IBM:2027:1:15:CALL:200.000000\"]}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_quotes(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"detail_flag\":\"OPTIONS\",\"symbols\":[\"AAPL\",\"MSFT\",\"IBM:2027:1:15:CALL:200.000000\"]}",
+            "get_quotes", e
+        );
+    }
+    let args = __args(
+        "{\"detailFlag\":\"FUNDAMENTAL\",\"requireEarningsDate\":true,\"skip_mini_options_check\":true,\"symbols\":[\"GOOG\"]}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_quotes(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"detailFlag\":\"FUNDAMENTAL\",\"requireEarningsDate\":true,\"skip_mini_options_check\":true,\"symbols\":[\"GOOG\"]}",
+            "get_quotes", e
+        );
+    }
+    match g::parse_get_quotes(__args("{}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!("invalid example {} of {} was accepted", "{}", "get_quotes")
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+        }
+    }
+    match g::parse_get_quotes(__args("{\"symbols\":[]}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"symbols\":[]}", "get_quotes"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"symbols\":[]}"
+            )
+        }
+    }
+    match g::parse_get_quotes(
+        __args("{\"detail_flag\":\"EVERYTHING\",\"symbols\":[\"AAPL\"]}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"detail_flag\":\"EVERYTHING\",\"symbols\":[\"AAPL\"]}", "get_quotes"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"detail_flag\":\"EVERYTHING\",\"symbols\":[\"AAPL\"]}"
+            )
+        }
+    }
+    match g::parse_get_quotes(__args("{\"symbols\":[\"AA PL\"]}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"symbols\":[\"AA PL\"]}",
+                "get_quotes"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"symbols\":[\"AA PL\"]}"
+            )
+        }
+    }
+    match g::parse_get_quotes(__args("{\"symbols\":[\"AAPL\"],\"verbose\":true}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"symbols\":[\"AAPL\"],\"verbose\":true}", "get_quotes"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"symbols\":[\"AAPL\"],\"verbose\":true}"
+            )
+        }
+    }
+    match g::parse_get_quotes(
+        __args(
+            "{\"override_symbol_count\":true,\"symbols\":[\"A1\",\"A2\",\"A3\",\"A4\",\"A5\",\"A6\",\"A7\",\"A8\",\"A9\",\"A10\",\"A11\",\"A12\",\"A13\",\"A14\",\"A15\",\"A16\",\"A17\",\"A18\",\"A19\",\"A20\",\"A21\",\"A22\",\"A23\",\"A24\",\"A25\",\"A26\",\"A27\",\"A28\",\"A29\",\"A30\",\"A31\",\"A32\",\"A33\",\"A34\",\"A35\",\"A36\",\"A37\",\"A38\",\"A39\",\"A40\",\"A41\",\"A42\",\"A43\",\"A44\",\"A45\",\"A46\",\"A47\",\"A48\",\"A49\",\"A50\",\"A51\"]}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"override_symbol_count\":true,\"symbols\":[\"A1\",\"A2\",\"A3\",\"A4\",\"A5\",\"A6\",\"A7\",\"A8\",\"A9\",\"A10\",\"A11\",\"A12\",\"A13\",\"A14\",\"A15\",\"A16\",\"A17\",\"A18\",\"A19\",\"A20\",\"A21\",\"A22\",\"A23\",\"A24\",\"A25\",\"A26\",\"A27\",\"A28\",\"A29\",\"A30\",\"A31\",\"A32\",\"A33\",\"A34\",\"A35\",\"A36\",\"A37\",\"A38\",\"A39\",\"A40\",\"A41\",\"A42\",\"A43\",\"A44\",\"A45\",\"A46\",\"A47\",\"A48\",\"A49\",\"A50\",\"A51\"]}",
+                "get_quotes"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"override_symbol_count\":true,\"symbols\":[\"A1\",\"A2\",\"A3\",\"A4\",\"A5\",\"A6\",\"A7\",\"A8\",\"A9\",\"A10\",\"A11\",\"A12\",\"A13\",\"A14\",\"A15\",\"A16\",\"A17\",\"A18\",\"A19\",\"A20\",\"A21\",\"A22\",\"A23\",\"A24\",\"A25\",\"A26\",\"A27\",\"A28\",\"A29\",\"A30\",\"A31\",\"A32\",\"A33\",\"A34\",\"A35\",\"A36\",\"A37\",\"A38\",\"A39\",\"A40\",\"A41\",\"A42\",\"A43\",\"A44\",\"A45\",\"A46\",\"A47\",\"A48\",\"A49\",\"A50\",\"A51\"]}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_quotes_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "get_quotes").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn lookup_product_examples_behave_as_declared() {
+    let args = __args("{\"search\":\"apple\"}");
+    if let ::core::result::Result::Err(e) = g::parse_lookup_product(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"search\":\"apple\"}",
+            "lookup_product", e
+        );
+    }
+    let args = __args("{\"search\":\"international business\"}");
+    if let ::core::result::Result::Err(e) = g::parse_lookup_product(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"search\":\"international business\"}", "lookup_product", e
+        );
+    }
+    match g::parse_lookup_product(__args("{}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!("invalid example {} of {} was accepted", "{}", "lookup_product")
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+        }
+    }
+    match g::parse_lookup_product(__args("{\"search\":\"\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"search\":\"\"}",
+                "lookup_product"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"search\":\"\"}"
+            )
+        }
+    }
+    match g::parse_lookup_product(__args("{\"search\":\"a/b\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"search\":\"a/b\"}",
+                "lookup_product"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"search\":\"a/b\"}"
+            )
+        }
+    }
+    match g::parse_lookup_product(__args("{\"search\":\"apple\",\"symbol\":\"AAPL\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"search\":\"apple\",\"symbol\":\"AAPL\"}", "lookup_product"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"search\":\"apple\",\"symbol\":\"AAPL\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn lookup_product_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "lookup_product").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn get_option_chains_examples_behave_as_declared() {
+    let args = __args("{\"symbol\":\"IBM\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"symbol\":\"IBM\"}",
+            "get_option_chains", e
+        );
+    }
+    let args = __args(
+        "{\"chain_type\":\"CALL\",\"expiry_day\":15,\"expiry_month\":1,\"expiry_year\":2027,\"no_of_strikes\":4,\"strike_price_near\":\"200\",\"symbol\":\"IBM\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"chain_type\":\"CALL\",\"expiry_day\":15,\"expiry_month\":1,\"expiry_year\":2027,\"no_of_strikes\":4,\"strike_price_near\":\"200\",\"symbol\":\"IBM\"}",
+            "get_option_chains", e
+        );
+    }
+    let args = __args(
+        "{\"includeWeekly\":true,\"optionCategory\":\"STANDARD\",\"priceType\":\"ALL\",\"skipAdjusted\":true,\"symbol\":\"AAPL\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"includeWeekly\":true,\"optionCategory\":\"STANDARD\",\"priceType\":\"ALL\",\"skipAdjusted\":true,\"symbol\":\"AAPL\"}",
+            "get_option_chains", e
+        );
+    }
+    match g::parse_get_option_chains(__args("{}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!("invalid example {} of {} was accepted", "{}", "get_option_chains")
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+        }
+    }
+    match g::parse_get_option_chains(
+        __args("{\"expiry_month\":13,\"symbol\":\"IBM\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"expiry_month\":13,\"symbol\":\"IBM\"}", "get_option_chains"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"expiry_month\":13,\"symbol\":\"IBM\"}"
+            )
+        }
+    }
+    match g::parse_get_option_chains(
+        __args("{\"strike_price_near\":200,\"symbol\":\"IBM\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"strike_price_near\":200,\"symbol\":\"IBM\"}", "get_option_chains"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"strike_price_near\":200,\"symbol\":\"IBM\"}"
+            )
+        }
+    }
+    match g::parse_get_option_chains(
+        __args("{\"chain_type\":\"BOTH\",\"symbol\":\"IBM\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"chain_type\":\"BOTH\",\"symbol\":\"IBM\"}", "get_option_chains"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"chain_type\":\"BOTH\",\"symbol\":\"IBM\"}"
+            )
+        }
+    }
+    match g::parse_get_option_chains(
+        __args("{\"no_of_strikes\":0,\"symbol\":\"IBM\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"no_of_strikes\":0,\"symbol\":\"IBM\"}", "get_option_chains"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"no_of_strikes\":0,\"symbol\":\"IBM\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_option_chains_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "get_option_chains").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn get_option_expire_dates_examples_behave_as_declared() {
+    let args = __args("{\"symbol\":\"IBM\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_option_expire_dates(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"symbol\":\"IBM\"}",
+            "get_option_expire_dates", e
+        );
+    }
+    let args = __args("{\"expiryType\":\"WEEKLY\",\"symbol\":\"AAPL\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_option_expire_dates(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"expiryType\":\"WEEKLY\",\"symbol\":\"AAPL\"}", "get_option_expire_dates",
+            e
+        );
+    }
+    match g::parse_get_option_expire_dates(__args("{}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{}", "get_option_expire_dates"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+        }
+    }
+    match g::parse_get_option_expire_dates(
+        __args("{\"expiry_type\":\"YEARLY\",\"symbol\":\"IBM\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"expiry_type\":\"YEARLY\",\"symbol\":\"IBM\"}",
+                "get_option_expire_dates"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"expiry_type\":\"YEARLY\",\"symbol\":\"IBM\"}"
+            )
+        }
+    }
+    match g::parse_get_option_expire_dates(__args("{\"symbol\":\"I B M\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"symbol\":\"I B M\"}",
+                "get_option_expire_dates"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"symbol\":\"I B M\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_option_expire_dates_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "get_option_expire_dates")
+        .expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn list_orders_examples_behave_as_declared() {
+    let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
+    if let ::core::result::Result::Err(e) = g::parse_list_orders(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "list_orders", e
+        );
+    }
+    let args = __args(
+        "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":5,\"from_date\":\"2026-10-01\",\"status\":\"EXECUTED\",\"symbol\":[\"AAPL\",\"MSFT\"],\"to_date\":\"2026-10-31\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_list_orders(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":5,\"from_date\":\"2026-10-01\",\"status\":\"EXECUTED\",\"symbol\":[\"AAPL\",\"MSFT\"],\"to_date\":\"2026-10-31\"}",
+            "list_orders", e
+        );
+    }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"marker\":\"eNp5a5a0Q\",\"market_session\":\"REGULAR\",\"security_type\":\"OPTN\",\"transaction_type\":\"BUY\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_list_orders(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"marker\":\"eNp5a5a0Q\",\"market_session\":\"REGULAR\",\"security_type\":\"OPTN\",\"transaction_type\":\"BUY\"}",
+            "list_orders", e
+        );
+    }
+    match g::parse_list_orders(__args("{}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!("invalid example {} of {} was accepted", "{}", "list_orders")
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+        }
+    }
+    match g::parse_list_orders(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":101}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":101}",
+                "list_orders"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":101}"
+            )
+        }
+    }
+    match g::parse_list_orders(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"from_date\":\"2026-02-30\",\"to_date\":\"2026-03-01\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"from_date\":\"2026-02-30\",\"to_date\":\"2026-03-01\"}",
+                "list_orders"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"from_date\":\"2026-02-30\",\"to_date\":\"2026-03-01\"}"
+            )
+        }
+    }
+    match g::parse_list_orders(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"from_date\":\"10/01/2026\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"from_date\":\"10/01/2026\"}",
+                "list_orders"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"from_date\":\"10/01/2026\"}"
+            )
+        }
+    }
+    match g::parse_list_orders(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"status\":\"FILLED\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"status\":\"FILLED\"}",
+                "list_orders"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"status\":\"FILLED\"}"
+            )
+        }
+    }
+    match g::parse_list_orders(__args("{\"account_id_key\":\"../x\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"account_id_key\":\"../x\"}",
+                "list_orders"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"../x\"}"
+            )
+        }
+    }
+    match g::parse_list_orders(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"page\":2}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"page\":2}",
+                "list_orders"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"page\":2}"
+            )
+        }
+    }
+}
+
+#[test]
+fn list_orders_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "list_orders").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn list_alerts_examples_behave_as_declared() {
+    let args = __args("{}");
+    if let ::core::result::Result::Err(e) = g::parse_list_alerts(args) {
+        panic!("valid example {} of {} was refused: {:?}", "{}", "list_alerts", e);
+    }
+    let args = __args(
+        "{\"category\":\"STOCK\",\"count\":300,\"direction\":\"ASC\",\"search\":\"AAPL\",\"status\":\"UNREAD\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_list_alerts(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"category\":\"STOCK\",\"count\":300,\"direction\":\"ASC\",\"search\":\"AAPL\",\"status\":\"UNREAD\"}",
+            "list_alerts", e
+        );
+    }
+    match g::parse_list_alerts(__args("{\"count\":301}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"count\":301}", "list_alerts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{\"count\":301}")
+        }
+    }
+    match g::parse_list_alerts(__args("{\"count\":0}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"count\":0}", "list_alerts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{\"count\":0}")
+        }
+    }
+    match g::parse_list_alerts(__args("{\"category\":\"BOND\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"category\":\"BOND\"}",
+                "list_alerts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"category\":\"BOND\"}"
+            )
+        }
+    }
+    match g::parse_list_alerts(__args("{\"unread\":true}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"unread\":true}",
+                "list_alerts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"unread\":true}"
+            )
+        }
+    }
+}
+
+#[test]
+fn list_alerts_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "list_alerts").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn get_alert_details_examples_behave_as_declared() {
+    let args = __args("{\"alert_id\":1101}");
+    if let ::core::result::Result::Err(e) = g::parse_get_alert_details(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"alert_id\":1101}",
+            "get_alert_details", e
+        );
+    }
+    let args = __args("{\"alertId\":1101,\"htmlTags\":true}");
+    if let ::core::result::Result::Err(e) = g::parse_get_alert_details(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"alertId\":1101,\"htmlTags\":true}", "get_alert_details", e
+        );
+    }
+    match g::parse_get_alert_details(__args("{}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!("invalid example {} of {} was accepted", "{}", "get_alert_details")
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+        }
+    }
+    match g::parse_get_alert_details(__args("{\"alert_id\":0}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"alert_id\":0}",
+                "get_alert_details"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"alert_id\":0}"
+            )
+        }
+    }
+    match g::parse_get_alert_details(__args("{\"alert_id\":\"1101\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"alert_id\":\"1101\"}",
+                "get_alert_details"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"alert_id\":\"1101\"}"
+            )
+        }
+    }
+    match g::parse_get_alert_details(__args("{\"alert_id\":1101,\"format\":\"html\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"alert_id\":1101,\"format\":\"html\"}", "get_alert_details"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"alert_id\":1101,\"format\":\"html\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_alert_details_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "get_alert_details").expect("descriptor");
+    __check_annotations(d);
+}

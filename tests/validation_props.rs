@@ -117,7 +117,9 @@ fn arb_type(ty: &'static TypeSchema, g: Gen) -> BoxedStrategy<Value> {
         } => {
             let lo = min_length.unwrap_or(0) as usize;
             let hi = max_length.map(|m| m as usize).unwrap_or(lo + 24);
-            let good = match pattern.and_then(|p| proptest::string::string_regex(p).ok()) {
+            // proptest's generator has no anchors; the spec's patterns match whole values.
+            let unanchored = pattern.map(|p| p.trim_start_matches('^').trim_end_matches('$'));
+            let good = match unanchored.and_then(|p| proptest::string::string_regex(p).ok()) {
                 Some(re) => re.prop_map(Value::from).boxed(),
                 None => text_of_len(lo, hi),
             };

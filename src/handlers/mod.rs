@@ -2,6 +2,9 @@
 //! here only delegates; each group's handlers live in their own module.
 
 mod accounts;
+mod alerts;
+mod market;
+mod orders;
 mod status;
 
 use crate::generated::{self, ToolHandlers};
@@ -80,8 +83,99 @@ impl ToolHandlers for Handlers {
     }
 
     // --- accounts read tools (issue 5) ---
+    async fn get_account_balances(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetAccountBalancesInput,
+    ) -> ToolResult {
+        accounts::get_account_balances(self, input).await
+    }
+
+    async fn get_portfolio(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetPortfolioInput,
+    ) -> ToolResult {
+        accounts::get_portfolio(self, input).await
+    }
+
+    async fn get_position_lots(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetPositionLotsInput,
+    ) -> ToolResult {
+        accounts::get_position_lots(self, input).await
+    }
+
+    async fn list_transactions(
+        &self,
+        _ctx: &CallContext,
+        input: generated::ListTransactionsInput,
+    ) -> ToolResult {
+        accounts::list_transactions(self, input).await
+    }
+
+    async fn get_transaction_details(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetTransactionDetailsInput,
+    ) -> ToolResult {
+        accounts::get_transaction_details(self, input).await
+    }
 
     // --- market read tools (issue 5) ---
 
+    async fn get_quotes(&self, _ctx: &CallContext, input: generated::GetQuotesInput) -> ToolResult {
+        market::get_quotes(self, input).await
+    }
+
+    async fn lookup_product(
+        &self,
+        _ctx: &CallContext,
+        input: generated::LookupProductInput,
+    ) -> ToolResult {
+        market::lookup_product(self, input).await
+    }
+
+    async fn get_option_chains(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetOptionChainsInput,
+    ) -> ToolResult {
+        market::get_option_chains(self, input).await
+    }
+
+    async fn get_option_expire_dates(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetOptionExpireDatesInput,
+    ) -> ToolResult {
+        market::get_option_expire_dates(self, input).await
+    }
+
     // --- orders and alerts read tools (issue 5) ---
+
+    async fn list_orders(
+        &self,
+        _ctx: &CallContext,
+        input: generated::ListOrdersInput,
+    ) -> ToolResult {
+        orders::list_orders(self, input).await
+    }
+
+    async fn list_alerts(
+        &self,
+        _ctx: &CallContext,
+        input: generated::ListAlertsInput,
+    ) -> ToolResult {
+        alerts::list_alerts(self, input).await
+    }
+
+    async fn get_alert_details(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetAlertDetailsInput,
+    ) -> ToolResult {
+        alerts::get_alert_details(self, input).await
+    }
 }

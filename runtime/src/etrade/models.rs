@@ -3,7 +3,15 @@
 //! names the tools' output schemas advertise.
 
 pub mod accounts;
+pub mod alerts;
+pub mod balances;
+pub mod lookup;
 pub mod money;
+pub mod options;
+pub mod orders;
+pub mod portfolio;
+pub mod quotes;
 mod time;
+pub mod transactions;
 
 pub use time::{epoch_millis_opt, epoch_seconds_opt};

@@ -31,6 +31,31 @@ pub struct AccountFixture {
     pub cash_balance: f64,
     pub money_market_balance: f64,
     pub positions: Vec<PositionFixture>,
+    /// Newest last (ascending `transaction_date`).
+    pub transactions: Vec<TransactionFixture>,
+}
+
+/// One account transaction (a trade, a dividend, a deposit or a fee).
+#[derive(Debug, Clone)]
+pub struct TransactionFixture {
+    /// Digits, served as a JSON string (as E*TRADE does).
+    pub transaction_id: String,
+    /// Epoch milliseconds.
+    pub transaction_date: i64,
+    /// Epoch milliseconds; 0 when not posted.
+    pub post_date: i64,
+    /// Signed: negative is cash out.
+    pub amount: f64,
+    pub description: String,
+    /// Free text: Bought, Sold, Dividend, Deposit, Fee, ...
+    pub transaction_type: String,
+    pub symbol: Option<String>,
+    pub security_type: Option<String>,
+    /// Signed (a sale is negative); 0 for cash movements.
+    pub quantity: f64,
+    pub price: f64,
+    pub fee: f64,
+    pub order_no: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -219,6 +244,67 @@ fn equity(
     }
 }
 
+/// `n` transactions for account number `seed`, one every three days from 2023-01-03
+/// 15:00 UTC, cycling through buys, sales, dividends, deposits and fees.
+pub fn generated_transactions(seed: i64, n: usize) -> Vec<TransactionFixture> {
+    const START_MS: i64 = 1_672_758_000_000; // 2023-01-03T15:00:00Z
+    const DAY_MS: i64 = 86_400_000;
+    const SYMBOLS: [(&str, f64); 5] = [
+        ("AAPL", 150.25),
+        ("MSFT", 301.1),
+        ("VTI", 198.42),
+        ("KO", 55.12),
+        ("SPY", 410.07),
+    ];
+    (0..n)
+        .map(|i| {
+            let k = i as i64;
+            let date = START_MS + k * 3 * DAY_MS;
+            let (sym, base) = SYMBOLS[i % SYMBOLS.len()];
+            let price = round(base + (k % 7) as f64 * 1.37, 2);
+            let qty = (k % 4 + 1) as f64 * 5.0;
+            let fee = if i % 3 == 0 { 0.65 } else { 0.0 };
+            let (kind, amount, symbol, quantity, price) = match i % 5 {
+                0 => (
+                    "Bought",
+                    -round(qty * price + fee, 2),
+                    Some(sym),
+                    qty,
+                    price,
+                ),
+                1 => ("Sold", round(qty * price - fee, 2), Some(sym), -qty, price),
+                2 => ("Dividend", round(qty * 0.24, 2), Some(sym), 0.0, 0.0),
+                3 => ("Deposit", round(500.0 + k as f64 * 2.5, 2), None, 0.0, 0.0),
+                _ => ("Fee", -1.5, None, 0.0, 0.0),
+            };
+            let description = match (kind, symbol) {
+                ("Dividend", Some(s)) => format!("ORDINARY DIVIDEND {s}"),
+                (_, Some(s)) => format!("{} {s}", kind.to_ascii_uppercase()),
+                ("Deposit", None) => "ACH DEPOSIT".to_string(),
+                _ => "ADR CUSTODY FEE".to_string(),
+            };
+            TransactionFixture {
+                transaction_id: format!("{}{:012}", 2 + seed, 23_003_000_000 + k * 1_009),
+                transaction_date: date,
+                post_date: if i % 4 == 3 { 0 } else { date + DAY_MS },
+                amount,
+                description,
+                transaction_type: kind.to_string(),
+                symbol: symbol.map(str::to_string),
+                security_type: symbol.map(|_| "EQ".to_string()),
+                quantity,
+                price,
+                fee: if symbol.is_some() && quantity != 0.0 {
+                    fee
+                } else {
+                    0.0
+                },
+                order_no: if quantity != 0.0 { 5_000 + k } else { 0 },
+            }
+        })
+        .collect()
+}
+
 impl Default for Fixtures {
     /// Four accounts: a margin brokerage account with ten positions (stocks, ETFs, a short,
     /// an option), a Roth IRA with three funds, an empty joint cash account and a closed one.
@@ -379,6 +465,7 @@ impl Default for Fixtures {
                     11987654,
                 ),
             ],
+            transactions: generated_transactions(1, 120),
         };
         let roth = AccountFixture {
             account_id: "45249801".into(),
@@ -430,6 +517,7 @@ impl Default for Fixtures {
                     2987654,
                 ),
             ],
+            transactions: generated_transactions(2, 7),
         };
         let joint = AccountFixture {
             account_id: "63817420".into(),
@@ -447,6 +535,7 @@ impl Default for Fixtures {
             cash_balance: 845.0,
             money_market_balance: 0.0,
             positions: vec![],
+            transactions: vec![],
         };
         let closed = AccountFixture {
             account_id: "19283746".into(),
@@ -464,6 +553,7 @@ impl Default for Fixtures {
             cash_balance: 0.0,
             money_market_balance: 0.0,
             positions: vec![],
+            transactions: vec![],
         };
         Self {
             accounts: vec![trading, roth, joint, closed],
@@ -495,5 +585,20 @@ mod tests {
         assert_eq!(call.display_symbol(), "AAPL Jan 15 '27 $180 Call");
         assert_eq!(call.market_value(), 3280.0);
         assert_eq!(call.total_cost(), 2811.3);
+    }
+
+    #[test]
+    fn transactions_are_unique_and_ascending() {
+        let f = Fixtures::default();
+        let t = &f.accounts[0].transactions;
+        assert_eq!(t.len(), 120);
+        let ids: std::collections::BTreeSet<&str> =
+            t.iter().map(|x| x.transaction_id.as_str()).collect();
+        assert_eq!(ids.len(), t.len());
+        assert!(
+            t.windows(2)
+                .all(|w| w[0].transaction_date < w[1].transaction_date)
+        );
+        assert!(f.accounts[2].transactions.is_empty());
     }
 }

@@ -54,6 +54,7 @@ mod config;
 mod control;
 mod faults;
 mod fixtures;
+mod fixtures_market;
 mod record;
 mod responses;
 mod server;

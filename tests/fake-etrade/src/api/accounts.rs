@@ -1,4 +1,5 @@
-//! Accounts: list, balance, portfolio (paged), position lots.
+//! Accounts: list, balance, portfolio (paged), position lots, transactions (paged by
+//! marker, filtered by date) and transaction details.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -9,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use crate::fixtures::{AccountFixture, PositionFixture, pct, round};
+use crate::fixtures::{AccountFixture, PositionFixture, TransactionFixture, pct, round};
 use crate::responses::{self, api_error, no_content, ok_json};
 use crate::state::Shared;
 
@@ -688,4 +689,253 @@ pub(crate) async fn position_lots(
         return responses::api_error(StatusCode::BAD_REQUEST, 1, "Invalid position id.");
     };
     ok_json(&json!({"PositionLotsResponse": {"PositionLot": [lot_json(p, now_s)]}}))
+}
+
+/// The most transactions one page may hold; above → 500 (as E*TRADE answers).
+const MAX_TRANSACTION_COUNT: usize = 50;
+
+/// `MMDDYYYY` → a civil date.
+fn mmddyyyy(name: &str, v: &str) -> Result<jiff::civil::Date, Response> {
+    let bad = || invalid_param(name);
+    if v.len() != 8 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let n = |r: std::ops::Range<usize>| v.get(r).and_then(|x| x.parse::<i16>().ok());
+    match (n(0..2), n(2..4), n(4..8)) {
+        (Some(m), Some(d), Some(y)) => {
+            jiff::civil::Date::new(y, m as i8, d as i8).map_err(|_| bad())
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn utc_day(ms: i64) -> Option<jiff::civil::Date> {
+    jiff::Timestamp::from_millisecond(ms)
+        .ok()
+        .map(|t| jiff::tz::TimeZone::UTC.to_datetime(t).date())
+}
+
+/// The marker of a page that ends with `t`: `<transactionId>_<epoch seconds>`.
+fn marker_of(t: &TransactionFixture) -> String {
+    format!("{}_{}", t.transaction_id, t.transaction_date / 1000)
+}
+
+fn transaction_product(t: &TransactionFixture) -> Value {
+    match (&t.symbol, &t.security_type) {
+        (Some(sym), Some(st)) => json!({"symbol": sym, "securityType": st}),
+        _ => json!({}),
+    }
+}
+
+fn transaction_json(base: &str, a: &AccountFixture, t: &TransactionFixture) -> Value {
+    json!({
+        "transactionId": t.transaction_id,
+        "accountId": a.account_id,
+        "transactionDate": t.transaction_date,
+        "postDate": t.post_date,
+        "amount": t.amount,
+        "description": t.description,
+        "description2": "",
+        "transactionType": t.transaction_type,
+        "memo": " ",
+        "imageFlag": false,
+        "instType": "BROKERAGE",
+        "storeId": 0,
+        "brokerage": {
+            "product": transaction_product(t),
+            "quantity": t.quantity,
+            "price": t.price,
+            "settlementCurrency": "USD",
+            "paymentCurrency": "USD",
+            "fee": t.fee,
+            "displaySymbol": t.symbol.clone().unwrap_or_else(|| " ".into()),
+            "settlementDate": if t.quantity != 0.0 { t.transaction_date + 2 * 86_400_000 } else { 0 },
+        },
+        "detailsURI": format!(
+            "{base}/v1/accounts/{}/transactions/{}?storeId=0",
+            a.account_id_key, t.transaction_id
+        ),
+    })
+}
+
+/// `GET /v1/accounts/{key}/transactions?startDate&endDate&sortOrder&marker&count`
+pub(crate) async fn transactions(
+    State(s): State<Arc<Shared>>,
+    Path(key): Path<String>,
+    Query(q): Params,
+) -> Response {
+    let inner = s.lock();
+    let Some(a) = inner.fixtures.account_by_key(&key) else {
+        return unknown_account();
+    };
+    let count = match q.get("count") {
+        None => MAX_TRANSACTION_COUNT,
+        Some(v) => match v.parse::<usize>() {
+            Ok(0) | Err(_) => return invalid_param("count"),
+            Ok(n) if n > MAX_TRANSACTION_COUNT => {
+                return api_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    100,
+                    "Request could not be completed.",
+                );
+            }
+            Ok(n) => n,
+        },
+    };
+    let start = match q
+        .get("startDate")
+        .map(|v| mmddyyyy("startDate", v))
+        .transpose()
+    {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    let end = match q.get("endDate").map(|v| mmddyyyy("endDate", v)).transpose() {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    if let (Some(st), Some(en)) = (start, end)
+        && st > en
+    {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            1,
+            "The start date must not be after the end date.",
+        );
+    }
+    let descending = match q.get("sortOrder").map(String::as_str) {
+        None | Some("DESC") => true,
+        Some("ASC") => false,
+        Some(_) => return invalid_param("sortOrder"),
+    };
+    let mut list: Vec<&TransactionFixture> = a
+        .transactions
+        .iter()
+        .filter(|t| {
+            let day = utc_day(t.transaction_date);
+            start.is_none_or(|st| day.is_some_and(|d| d >= st))
+                && end.is_none_or(|en| day.is_some_and(|d| d <= en))
+        })
+        .collect();
+    if descending {
+        list.reverse();
+    }
+    let from = match q.get("marker") {
+        None => 0,
+        Some(m) => match list.iter().position(|t| marker_of(t) == *m) {
+            Some(i) => i + 1,
+            None => return invalid_param("marker"),
+        },
+    };
+    let page: Vec<&TransactionFixture> = list.iter().skip(from).take(count).copied().collect();
+    let Some(last) = page.last() else {
+        return no_content();
+    };
+    let more = from + page.len() < list.len();
+    let mut body = json!({
+        "moreTransactions": more,
+        "transactionCount": page.len(),
+        "totalCount": list.len(),
+        "Transaction": page
+            .iter()
+            .map(|t| transaction_json(&s.base_url, a, t))
+            .collect::<Vec<_>>(),
+    });
+    if more && let Some(obj) = body.as_object_mut() {
+        let marker = marker_of(last);
+        let mut pairs: Vec<(String, String)> = q
+            .iter()
+            .filter(|(k, _)| k.as_str() != "marker")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        pairs.push(("marker".into(), marker.clone()));
+        pairs.sort();
+        let qs = pairs
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{}={}",
+                    runtime::oauth::encode(k),
+                    runtime::oauth::encode(v)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("&");
+        obj.insert(
+            "next".into(),
+            json!(format!(
+                "{}/v1/accounts/{}/transactions?{qs}",
+                s.base_url, a.account_id_key
+            )),
+        );
+        obj.insert("marker".into(), json!(marker));
+        obj.insert(
+            "pageMarkers".into(),
+            json!(format!("eNp{}", from + page.len())),
+        );
+    }
+    ok_json(&json!({ "TransactionListResponse": body }))
+}
+
+/// `GET /v1/accounts/{key}/transactions/{transactionId}?storeId=0`
+pub(crate) async fn transaction_details(
+    State(s): State<Arc<Shared>>,
+    Path((key, transaction_id)): Path<(String, String)>,
+    Query(q): Params,
+) -> Response {
+    let inner = s.lock();
+    let Some(a) = inner.fixtures.account_by_key(&key) else {
+        return unknown_account();
+    };
+    if let Some(v) = q.get("storeId")
+        && v.parse::<u32>().is_err()
+    {
+        return invalid_param("storeId");
+    }
+    let Some(t) = a
+        .transactions
+        .iter()
+        .find(|t| t.transaction_id == transaction_id)
+    else {
+        return api_error(
+            StatusCode::NOT_FOUND,
+            1,
+            "No transaction found for this id.",
+        );
+    };
+    let category = match t.transaction_type.as_str() {
+        "Dividend" => {
+            json!({"categoryId": 1, "parentId": 0, "categoryName": "Dividends", "parentName": "Income"})
+        }
+        "Deposit" => {
+            json!({"categoryId": 2, "parentId": 0, "categoryName": "Deposits", "parentName": "Transfers"})
+        }
+        "Fee" => {
+            json!({"categoryId": 3, "parentId": 0, "categoryName": "Fees", "parentName": "Expenses"})
+        }
+        _ => {
+            json!({"categoryId": 4, "parentId": 0, "categoryName": "Trades", "parentName": "Investments"})
+        }
+    };
+    ok_json(&json!({"TransactionDetailsResponse": {
+        "transactionId": t.transaction_id,
+        "accountId": a.account_id,
+        "transactionDate": t.transaction_date,
+        "postDate": t.post_date,
+        "amount": t.amount,
+        "description": t.description,
+        "Category": category,
+        "Brokerage": {
+            "transactionType": t.transaction_type,
+            "Product": transaction_product(t),
+            "quantity": t.quantity,
+            "price": t.price,
+            "settlementCurrency": "USD",
+            "paymentCurrency": "USD",
+            "fee": t.fee,
+            "memo": "",
+            "checkNo": "",
+            "orderNo": if t.order_no == 0 { String::new() } else { t.order_no.to_string() },
+        },
+    }}))
 }

@@ -14,6 +14,9 @@ use crate::responses;
 use crate::state::Shared;
 
 pub(crate) mod accounts;
+pub(crate) mod alerts;
+pub(crate) mod market;
+pub(crate) mod orders;
 
 pub(crate) fn router(s: Arc<Shared>) -> Router {
     let oauth = Router::new()
@@ -48,8 +51,27 @@ pub(crate) fn router(s: Arc<Shared>) -> Router {
             "/v1/accounts/{key}/portfolio/{position_id}",
             get(accounts::position_lots),
         )
+        .route(
+            "/v1/accounts/{key}/transactions",
+            get(accounts::transactions),
+        )
+        .route(
+            "/v1/accounts/{key}/transactions/{transaction_id}",
+            get(accounts::transaction_details),
+        )
         // Later areas: transactions (accounts), market (quote, lookup, optionchains,
         // optionexpiredate), orders (list, preview, place, cancel, change), alerts.
+        // Market, orders and alerts reads (issue 5)
+        .route("/v1/market/quote/{symbols}", get(market::quote))
+        .route("/v1/market/lookup/{search}", get(market::lookup))
+        .route("/v1/market/optionchains", get(market::option_chains))
+        .route(
+            "/v1/market/optionexpiredate",
+            get(market::option_expire_dates),
+        )
+        .route("/v1/accounts/{key}/orders", get(orders::list))
+        .route("/v1/user/alerts", get(alerts::list))
+        .route("/v1/user/alerts/{id}", get(alerts::details))
         .route_layer(from_fn_with_state(s.clone(), auth::gate_api));
 
     Router::new()

@@ -1,0 +1,184 @@
+//! `get_portfolio` on one 10,000-position page, end to end: rmcp client → `etrade serve`
+//! (release, stdio) → signed request → fake E*TRADE on loopback → client model → envelope.
+//! Baseline in the same run: the same signed page fetched and parsed by the runtime's HTTP
+//! client alone (no MCP, no model, no envelope). Also reports the server's peak RSS.
+//!
+//! Run: `cargo bench --bench portfolio` (`BENCH_POSITIONS`, default 10000; `BENCH_CALLS`, 5).
+
+use fake_etrade::{FakeConfig, FakeEtrade};
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+};
+use rmcp::transport::TokioChildProcess;
+use runtime::config::Environment;
+use runtime::credentials::{
+    CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
+};
+use runtime::endpoints::Endpoints;
+use runtime::etrade::{ClientOptions, EtradeHttp, Module, session};
+use std::time::{Duration, Instant};
+
+const CK: &str = "ck-bench";
+const CS: &str = "cs-bench/+=";
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+        .clamp(1, 100_000)
+}
+
+fn rss_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with(field))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+#[tokio::main]
+async fn main() {
+    let positions = env_num("BENCH_POSITIONS", 10_000);
+    let calls = env_num("BENCH_CALLS", 5);
+    let mut config = FakeConfig::new(CK, CS);
+    config.timestamp_window = Duration::from_secs(3600);
+    let fake = FakeEtrade::start(config).await;
+    let mut fixtures = fake.fixtures();
+    let account = fixtures.accounts[0].clone();
+    let template = account.positions[0].clone();
+    fixtures.accounts[0].positions = (0..positions)
+        .map(|i| {
+            let mut p = template.clone();
+            p.position_id = 50_000_000_000 + i as i64;
+            p.symbol = format!("S{i:05}");
+            p.quantity = 1.0 + (i % 97) as f64;
+            p.price_paid = 10.0 + (i % 1000) as f64 / 100.0;
+            p
+        })
+        .collect();
+    fake.set_fixtures(fixtures);
+    let key_str = account.account_id_key.clone();
+
+    let home = tempfile::tempdir().expect("home");
+    let profile = format!("bench-{}", std::process::id());
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\n",
+            fake.base_url()
+        ),
+    )
+    .expect("config");
+    let pair = fake.issue_access_token(CK);
+    let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
+    let store = KeyringStore::linux_keyutils().expect("keyutils");
+    let mut creds = StoredCredentials::new(CK, Secret::new(CS));
+    creds.authorize(
+        Secret::new(pair.token.clone()),
+        Secret::new(pair.secret.clone()),
+        jiff::Timestamp::now(),
+    );
+    store.save(&key, &creds).expect("store");
+
+    // Baseline: the runtime's signed client fetching and parsing the same page.
+    let http = EtradeHttp::new(
+        Endpoints {
+            api_base: fake.base_url().to_string(),
+            oauth_base: fake.base_url().to_string(),
+            authorize: fake.authorize_url().to_string(),
+        },
+        &ClientOptions {
+            rate_scale: 1000,
+            ..ClientOptions::default()
+        },
+    )
+    .expect("client");
+    let path = format!("/v1/accounts/{key_str}/portfolio");
+    let query = [("count", positions.to_string())];
+    let mut raw = Vec::new();
+    for _ in 0..calls {
+        let t = Instant::now();
+        let page = http
+            .api(
+                &session::signer(&creds),
+                runtime::etrade::Method::GET,
+                &path,
+                &query,
+                None,
+                Module::Accounts,
+            )
+            .await
+            .expect("raw page");
+        raw.push(t.elapsed());
+        assert!(page.is_some());
+    }
+
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_etrade"));
+    cmd.args(["serve", "--profile", &profile])
+        .env("ETRADE_MCP_HOME", home.path())
+        .env("ETRADE_MCP_CREDENTIAL_STORE", "keyutils")
+        .env("ETRADE_MCP_RATE_SCALE", "1000")
+        .env("ETRADE_MCP_LOG", "warn")
+        .kill_on_drop(true);
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn etrade serve");
+    let pid = transport.id().expect("server pid");
+    let client = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("bench", "1"),
+    )
+    .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    .serve(transport)
+    .await
+    .expect("initialize");
+    let idle_rss = rss_kib(pid, "VmRSS:").unwrap_or(0);
+    let mut args = serde_json::Map::new();
+    args.insert("account_id_key".into(), key_str.clone().into());
+    args.insert("count".into(), positions.into());
+    let mut e2e = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..calls {
+        let t = Instant::now();
+        let r = client
+            .call_tool(CallToolRequestParams::new("get_portfolio").with_arguments(args.clone()))
+            .await
+            .expect("get_portfolio");
+        e2e.push(t.elapsed());
+        assert_eq!(r.is_error, Some(false), "get_portfolio failed");
+        let data = r.structured_content.as_ref().expect("structured");
+        let n = data["data"]["accountPortfolio"][0]["position"]
+            .as_array()
+            .map(Vec::len)
+            .unwrap_or(0);
+        assert_eq!(n, positions, "the whole page came back");
+        bytes = data.to_string().len();
+    }
+    let peak_rss = rss_kib(pid, "VmHWM:").unwrap_or(0);
+    let _ = client.cancel().await;
+    let _ = store.delete(&key);
+
+    let (raw_m, e2e_m) = (median(raw), median(e2e));
+    println!("| path | median per call ({calls} calls, {positions} positions) |");
+    println!("|---|---|");
+    println!("| runtime signed fetch + JSON parse (baseline) | {raw_m:?} |");
+    println!("| get_portfolio over MCP stdio, end to end | {e2e_m:?} |");
+    println!(
+        "ratio end-to-end/baseline: {:.2}; structuredContent {:.1} MiB; server RSS idle {:.1} MiB, peak {:.1} MiB",
+        e2e_m.as_secs_f64() / raw_m.as_secs_f64(),
+        bytes as f64 / 1_048_576.0,
+        idle_rss as f64 / 1024.0,
+        peak_rss as f64 / 1024.0
+    );
+}

@@ -1,0 +1,80 @@
+//! `GET /v1/market/lookup/{search}` → `LookupResponse.Data[]`.
+
+use crate::etrade::one_or_many;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Deserialize)]
+pub struct LookupResponse {
+    #[serde(rename = "LookupResponse")]
+    pub response: LookupBody,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct LookupBody {
+    #[serde(
+        rename = "Data",
+        alias = "data",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    pub data: Vec<LookupProduct>,
+}
+
+/// One match, serialized as the `lookup_product` output's `LookupProduct` type.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct LookupProduct {
+    pub symbol: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+}
+
+/// The `lookup_product` data object.
+#[derive(Debug, Serialize)]
+pub struct LookupList {
+    pub products: Vec<LookupProduct>,
+}
+
+impl LookupList {
+    /// `None` (an empty body) means no matches.
+    pub fn from_wire(body: Option<serde_json::Value>) -> Result<LookupList, serde_json::Error> {
+        let products = match body {
+            None => Vec::new(),
+            Some(v) => serde_json::from_value::<LookupResponse>(v)?.response.data,
+        };
+        Ok(LookupList { products })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn matches_one_or_many() {
+        let wire = json!({"LookupResponse": {"Data": [
+            {"symbol": "AAPL", "description": "APPLE INC COM", "type": "EQUITY"},
+            {"symbol": "APLE", "description": "APPLE HOSPITALITY REIT INC", "type": "EQUITY"}]}});
+        let l = LookupList::from_wire(Some(wire)).expect("parses");
+        assert_eq!(l.products.len(), 2);
+        let out = serde_json::to_value(&l).expect("serializes");
+        assert_eq!(out["products"][0]["type"], "EQUITY");
+        let one = json!({"LookupResponse": {"Data": {"symbol": "IBM", "type": "EQUITY"}}});
+        assert_eq!(
+            LookupList::from_wire(Some(one))
+                .expect("one")
+                .products
+                .len(),
+            1
+        );
+        assert!(
+            LookupList::from_wire(Some(json!({"LookupResponse": {}})))
+                .expect("none")
+                .products
+                .is_empty()
+        );
+        assert!(LookupList::from_wire(Some(json!({"Nope": {}}))).is_err());
+    }
+}

@@ -1,0 +1,226 @@
+//! `GET /v1/market/optionchains` → `OptionChainResponse` (`OptionPair[]` with `Call`/`Put`
+//! and their `OptionGreeks`), and `GET /v1/market/optionexpiredate` →
+//! `OptionExpireDateResponse.ExpirationDate[]`.
+
+use super::epoch_seconds_opt;
+use super::money::decimal_opt;
+use super::quotes::{OptionGreeks, flag_opt, int, int_opt};
+use crate::etrade::one_or_many;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Deserialize)]
+pub struct OptionChainResponse {
+    #[serde(rename = "OptionChainResponse")]
+    pub response: OptionChain,
+}
+
+/// The `get_option_chains` data object.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionChain {
+    #[serde(default, deserialize_with = "epoch_seconds_opt")]
+    pub time_stamp: Option<String>,
+    #[serde(default)]
+    pub quote_type: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub near_price: Option<Decimal>,
+    #[serde(rename = "selectedED", alias = "SelectedED", default)]
+    pub selected_ed: Option<SelectedExpiry>,
+    #[serde(
+        rename = "optionPairs",
+        alias = "OptionPair",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    pub option_pairs: Vec<OptionPair>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectedExpiry {
+    #[serde(default, deserialize_with = "int_opt")]
+    pub year: Option<i64>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub month: Option<i64>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub day: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionPair {
+    #[serde(default)]
+    pub pair_type: Option<String>,
+    #[serde(rename = "call", alias = "Call", default)]
+    pub call: Option<OptionContract>,
+    #[serde(rename = "put", alias = "Put", default)]
+    pub put: Option<OptionContract>,
+}
+
+/// One `Call` or `Put` of a chain.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionContract {
+    #[serde(default)]
+    pub option_category: Option<String>,
+    #[serde(default)]
+    pub option_root_symbol: Option<String>,
+    #[serde(default, deserialize_with = "epoch_seconds_opt")]
+    pub time_stamp: Option<String>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub adjusted_flag: Option<bool>,
+    #[serde(default)]
+    pub display_symbol: Option<String>,
+    #[serde(default)]
+    pub option_type: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub strike_price: Option<Decimal>,
+    #[serde(default)]
+    pub symbol: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub bid: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub ask: Option<Decimal>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub bid_size: Option<i64>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub ask_size: Option<i64>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub in_the_money: Option<bool>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub volume: Option<i64>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub open_interest: Option<i64>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub net_change: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub last_price: Option<Decimal>,
+    #[serde(default)]
+    pub quote_detail: Option<String>,
+    #[serde(default)]
+    pub osi_key: Option<String>,
+    #[serde(rename = "optionGreeks", alias = "OptionGreeks", default)]
+    pub option_greeks: Option<OptionGreeks>,
+}
+
+impl OptionChain {
+    /// `None` (an empty body) means an empty chain.
+    pub fn from_wire(body: Option<serde_json::Value>) -> Result<OptionChain, serde_json::Error> {
+        match body {
+            None => Ok(OptionChain::default()),
+            Some(v) => Ok(serde_json::from_value::<OptionChainResponse>(v)?.response),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OptionExpireDateResponse {
+    #[serde(rename = "OptionExpireDateResponse")]
+    pub response: ExpireDateBody,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ExpireDateBody {
+    #[serde(
+        rename = "ExpirationDate",
+        alias = "expirationDate",
+        alias = "expirationDates",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    pub expiration_date: Vec<ExpirationDate>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpirationDate {
+    #[serde(deserialize_with = "int")]
+    pub year: i64,
+    #[serde(deserialize_with = "int")]
+    pub month: i64,
+    #[serde(deserialize_with = "int")]
+    pub day: i64,
+    #[serde(default)]
+    pub expiry_type: Option<String>,
+}
+
+/// The `get_option_expire_dates` data object.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpirationDates {
+    pub expiration_dates: Vec<ExpirationDate>,
+}
+
+impl ExpirationDates {
+    /// `None` (an empty body) means no expiries.
+    pub fn from_wire(
+        body: Option<serde_json::Value>,
+    ) -> Result<ExpirationDates, serde_json::Error> {
+        let expiration_dates = match body {
+            None => Vec::new(),
+            Some(v) => {
+                serde_json::from_value::<OptionExpireDateResponse>(v)?
+                    .response
+                    .expiration_date
+            }
+        };
+        Ok(ExpirationDates { expiration_dates })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_chain_with_greeks() {
+        let wire = json!({"OptionChainResponse": {"OptionPair": [{"pairType": "CALLPUT",
+            "Call": {"optionCategory": "STANDARD", "optionRootSymbol": "IBM", "timeStamp": 1700000000,
+              "adjustedFlag": false, "displaySymbol": "IBM Aug 17 '18 $200 Call", "optionType": "CALL",
+              "strikePrice": 200, "symbol": "IBM", "bid": 1.2, "ask": 1.25, "bidSize": 10, "askSize": 12,
+              "inTheMoney": "n", "volume": 33, "openInterest": 1200, "netChange": -0.05, "lastPrice": 1.22,
+              "quoteDetail": "https://api.etrade.com/v1/market/quote/IBM:2018:8:17:CALL:200.000000",
+              "osiKey": "IBM---180817C00200000",
+              "OptionGreeks": {"rho": 0.0123, "vega": 0.2, "theta": -0.031, "delta": 0.4512,
+                "gamma": 0.0211, "iv": 0.2875, "currentValue": false}},
+            "Put": {"optionType": "PUT", "strikePrice": 200, "inTheMoney": "y"}}],
+            "timeStamp": 1700000000, "quoteType": "DELAYED", "nearPrice": 199.5,
+            "SelectedED": {"day": 17, "month": 8, "year": 2018}}});
+        let c = OptionChain::from_wire(Some(wire)).expect("parses");
+        assert_eq!(c.option_pairs.len(), 1);
+        let call = c.option_pairs[0].call.as_ref().expect("call");
+        assert_eq!(call.in_the_money, Some(false));
+        assert_eq!(
+            c.option_pairs[0].put.as_ref().and_then(|p| p.in_the_money),
+            Some(true)
+        );
+        let out = serde_json::to_value(&c).expect("serializes");
+        assert_eq!(
+            out["optionPairs"][0]["call"]["optionGreeks"]["theta"],
+            "-0.031"
+        );
+        assert_eq!(out["selectedED"]["month"], 8);
+        assert_eq!(out["nearPrice"], "199.5");
+        assert_eq!(out["timeStamp"], "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn expiry_dates() {
+        let wire = json!({"OptionExpireDateResponse": {"ExpirationDate": [
+            {"year": 2024, "month": 1, "day": 19, "expiryType": "MONTHLY"},
+            {"year": "2024", "month": 1, "day": 26, "expiryType": "WEEKLY"}]}});
+        let e = ExpirationDates::from_wire(Some(wire)).expect("parses");
+        assert_eq!(e.expiration_dates.len(), 2);
+        assert_eq!(e.expiration_dates[1].year, 2024);
+        let out = serde_json::to_value(&e).expect("serializes");
+        assert_eq!(out["expirationDates"][0]["expiryType"], "MONTHLY");
+        assert!(
+            ExpirationDates::from_wire(None)
+                .expect("none")
+                .expiration_dates
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! `GET /v1/accounts/{k}/transactions` → `TransactionListResponse` (one page) and
+//! `GET /v1/accounts/{k}/transactions/{id}` → `TransactionDetailsResponse`.
+//!
+//! List items carry lowercase `brokerage` → `product`, details `Brokerage` → `Product`;
+//! `transactionId` arrives as a string or a number and always leaves as a string.
+
+use super::epoch_millis_opt;
+use super::money::decimal_opt;
+use super::portfolio::{Product, bool_opt, int_opt, string, string_opt};
+use crate::etrade::one_or_many;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// The brokerage part of a transaction (list and details share it).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionBrokerage {
+    #[serde(default)]
+    pub transaction_type: Option<String>,
+    #[serde(rename(deserialize = "product"), alias = "Product", default)]
+    pub product: Option<Product>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub quantity: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub price: Option<Decimal>,
+    #[serde(default)]
+    pub settlement_currency: Option<String>,
+    #[serde(default)]
+    pub payment_currency: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub fee: Option<Decimal>,
+    #[serde(default)]
+    pub memo: Option<String>,
+    #[serde(default, deserialize_with = "string_opt")]
+    pub check_no: Option<String>,
+    #[serde(default, deserialize_with = "string_opt")]
+    pub order_no: Option<String>,
+    #[serde(default)]
+    pub display_symbol: Option<String>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub settlement_date: Option<String>,
+}
+
+/// One `Transaction` of a list page.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transaction {
+    #[serde(deserialize_with = "string")]
+    pub transaction_id: String,
+    #[serde(default, deserialize_with = "string_opt")]
+    pub account_id: Option<String>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub transaction_date: Option<String>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub post_date: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub amount: Option<Decimal>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub description2: Option<String>,
+    #[serde(default)]
+    pub transaction_type: Option<String>,
+    #[serde(default)]
+    pub memo: Option<String>,
+    #[serde(default, deserialize_with = "bool_opt")]
+    pub image_flag: Option<bool>,
+    #[serde(default)]
+    pub inst_type: Option<String>,
+    #[serde(default, deserialize_with = "string_opt")]
+    pub store_id: Option<String>,
+    #[serde(rename(deserialize = "brokerage"), alias = "Brokerage", default)]
+    pub brokerage: Option<TransactionBrokerage>,
+    #[serde(rename = "detailsURI", alias = "detailsUri", default)]
+    pub details_uri: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TransactionListResponse {
+    #[serde(rename = "TransactionListResponse")]
+    response: TransactionListBody,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TransactionListBody {
+    #[serde(
+        rename = "Transaction",
+        alias = "transaction",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    transaction: Vec<Transaction>,
+    #[serde(default, deserialize_with = "string_opt")]
+    marker: Option<String>,
+    #[serde(default)]
+    next: Option<String>,
+    #[serde(default)]
+    page_markers: Option<String>,
+    #[serde(default, deserialize_with = "bool_opt")]
+    more_transactions: Option<bool>,
+    #[serde(default, deserialize_with = "int_opt")]
+    transaction_count: Option<i64>,
+    #[serde(default, deserialize_with = "int_opt")]
+    total_count: Option<i64>,
+}
+
+/// The `list_transactions` data object: one broker page and its cursor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionPage {
+    pub transaction: Vec<Transaction>,
+    /// Pass as `marker` to get the next page; null when E*TRADE gave none.
+    pub marker: Option<String>,
+    pub next: Option<String>,
+    pub page_markers: Option<String>,
+    pub more_transactions: Option<bool>,
+    pub transaction_count: Option<i64>,
+    pub total_count: Option<i64>,
+}
+
+impl TransactionPage {
+    /// `None` (204, or an empty body) → an empty page without a cursor.
+    pub fn from_wire(
+        body: Option<serde_json::Value>,
+    ) -> Result<TransactionPage, serde_json::Error> {
+        let b = match body {
+            None => TransactionListBody::default(),
+            Some(v) => serde_json::from_value::<TransactionListResponse>(v)?.response,
+        };
+        Ok(TransactionPage {
+            transaction: b.transaction,
+            marker: b.marker.filter(|m| !m.trim().is_empty()),
+            next: b.next.filter(|n| !n.trim().is_empty()),
+            page_markers: b.page_markers,
+            more_transactions: b.more_transactions,
+            transaction_count: b.transaction_count,
+            total_count: b.total_count,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionCategory {
+    #[serde(default, deserialize_with = "string_opt")]
+    pub category_id: Option<String>,
+    #[serde(default, deserialize_with = "string_opt")]
+    pub parent_id: Option<String>,
+    #[serde(default)]
+    pub category_name: Option<String>,
+    #[serde(default)]
+    pub parent_name: Option<String>,
+}
+
+/// The `get_transaction_details` data object (`TransactionDetailsResponse`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionDetails {
+    #[serde(deserialize_with = "string")]
+    pub transaction_id: String,
+    #[serde(default, deserialize_with = "string_opt")]
+    pub account_id: Option<String>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub transaction_date: Option<String>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub post_date: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub amount: Option<Decimal>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(rename(deserialize = "Category"), alias = "category", default)]
+    pub category: Option<TransactionCategory>,
+    #[serde(rename(deserialize = "Brokerage"), alias = "brokerage", default)]
+    pub brokerage: Option<TransactionBrokerage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TransactionDetailsResponse {
+    #[serde(rename = "TransactionDetailsResponse")]
+    response: TransactionDetails,
+}
+
+impl TransactionDetails {
+    /// Details always have a body; an empty answer does not fit the model.
+    pub fn from_wire(
+        body: Option<serde_json::Value>,
+    ) -> Result<TransactionDetails, serde_json::Error> {
+        let v = body.ok_or_else(|| serde::de::Error::custom("empty details answer"))?;
+        Ok(serde_json::from_value::<TransactionDetailsResponse>(v)?.response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_a_recorded_list_page() {
+        // The shape of etrade-api.md §3.1 (recorded list page: moreTransactions false with a marker).
+        let wire = json!({"TransactionListResponse":{
+            "next":"https://api.etrade.com/v1/accounts/k/transactions.json?marker=20059101214828_1582876800",
+            "marker":"20059101214828_1582876800","pageMarkers":"eNp10N8O",
+            "moreTransactions":false,"transactionCount":50,"totalCount":274,
+            "Transaction":[{"transactionId":"20062200761797","accountId":"45249801",
+              "transactionDate":1583259006000u64,"postDate":0,"amount":211.98,
+              "description":"***STEALTH BIOTHERAPEUTICS CORP ADS","transactionType":"Sold",
+              "memo":" ","imageFlag":false,"instType":"BROKERAGE","storeId":0,
+              "brokerage":{"product":{"symbol":"MITO","securityType":"EQ"},"quantity":-53,
+                "price":4,"settlementCurrency":"USD","paymentCurrency":"USD","fee":0,
+                "displaySymbol":" ","settlementDate":0},
+              "detailsURI":"https://api.etrade.com/v1/accounts/k/transactions.json/20062200761797?storeId=0"},
+             {"transactionId":20062200760841u64,"amount":-293.5349}]}});
+        let page = TransactionPage::from_wire(Some(wire)).expect("parses");
+        assert_eq!(page.transaction.len(), 2);
+        assert_eq!(page.transaction[1].transaction_id, "20062200760841");
+        assert_eq!(page.marker.as_deref(), Some("20059101214828_1582876800"));
+        assert_eq!(page.more_transactions, Some(false));
+        let t = &page.transaction[0];
+        assert_eq!(t.post_date, None);
+        assert_eq!(t.store_id.as_deref(), Some("0"));
+        assert_eq!(t.transaction_date.as_deref(), Some("2020-03-03T18:10:06Z"));
+        let out = serde_json::to_value(&page).expect("serializes");
+        assert_eq!(out["transaction"][0]["transactionId"], "20062200761797");
+        assert_eq!(out["transaction"][0]["brokerage"]["quantity"], "-53");
+        assert_eq!(
+            out["transaction"][0]["brokerage"]["product"]["symbol"],
+            "MITO"
+        );
+        assert_eq!(out["transaction"][1]["amount"], "-293.5349");
+        assert!(out["transaction"][0]["detailsURI"].is_string());
+        assert_eq!(out["totalCount"], 274);
+    }
+
+    #[test]
+    fn empty_answers_and_details() {
+        let empty = TransactionPage::from_wire(None).expect("204");
+        assert!(empty.transaction.is_empty() && empty.marker.is_none());
+        let wire = json!({"TransactionDetailsResponse":{"transactionId":"20062200761797",
+            "accountId":"45249801","transactionDate":1583259006000u64,"postDate":1583280000000u64,
+            "amount":211.98,"description":"SOLD","Category":{"categoryId":0,"parentId":"0",
+            "categoryName":"","parentName":""},
+            "Brokerage":{"transactionType":"Sold","Product":{"symbol":"MITO","securityType":"EQ"},
+              "quantity":-53,"price":4,"settlementCurrency":"USD","paymentCurrency":"USD",
+              "fee":0,"memo":"","checkNo":"","orderNo":"1234"}}});
+        let d = TransactionDetails::from_wire(Some(wire)).expect("parses");
+        let out = serde_json::to_value(&d).expect("serializes");
+        assert_eq!(out["brokerage"]["product"]["symbol"], "MITO");
+        assert_eq!(out["category"]["categoryId"], "0");
+        assert_eq!(out["postDate"], "2020-03-04T00:00:00Z");
+        assert!(TransactionDetails::from_wire(None).is_err());
+        let bad = json!({"TransactionListResponse":{"Transaction":[{"amount":1}]}});
+        assert!(TransactionPage::from_wire(Some(bad)).is_err());
+    }
+}

@@ -1,0 +1,142 @@
+//! Alerts: list (filters, `count` ≤ 300, 404 code 53 when nothing matches) and details.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use crate::fixtures_market::{ALERTS, AlertFx};
+use crate::responses::{api_error, ok_json};
+use crate::state::Shared;
+
+type Params = Query<HashMap<String, String>>;
+
+const MAX_COUNT: usize = 300;
+
+fn invalid_param(name: &str) -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        1,
+        &format!("Invalid value for the parameter {name}."),
+    )
+}
+
+fn no_alerts() -> Response {
+    api_error(
+        StatusCode::NOT_FOUND,
+        53,
+        "There are currently no alerts in your inbox.",
+    )
+}
+
+/// `GET /v1/user/alerts`
+pub(crate) async fn list(State(s): State<Arc<Shared>>, Query(q): Params) -> Response {
+    let _ = &s;
+    let count = match q.get("count") {
+        None => 25,
+        Some(v) => match v.parse::<usize>() {
+            Ok(0) | Err(_) => return invalid_param("count"),
+            Ok(n) if n > MAX_COUNT => {
+                return api_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    25,
+                    "Service unrecoverable error.",
+                );
+            }
+            Ok(n) => n,
+        },
+    };
+    let category = q.get("category");
+    if category.is_some_and(|c| !["STOCK", "ACCOUNT"].contains(&c.as_str())) {
+        return invalid_param("category");
+    }
+    let status = q.get("status");
+    if status.is_some_and(|c| !["READ", "UNREAD", "DELETED"].contains(&c.as_str())) {
+        return invalid_param("status");
+    }
+    let ascending = match q.get("direction").map(String::as_str) {
+        None | Some("DESC") => false,
+        Some("ASC") => true,
+        Some(_) => return invalid_param("direction"),
+    };
+    let search = q.get("search").map(|v| v.to_ascii_lowercase());
+    let mut hits: Vec<&AlertFx> = ALERTS
+        .iter()
+        .filter(|a| category.is_none_or(|c| a.category == c))
+        .filter(|a| match status {
+            None => a.status != "DELETED",
+            Some(st) => a.status == st,
+        })
+        .filter(|a| {
+            search
+                .as_ref()
+                .is_none_or(|w| a.subject.to_ascii_lowercase().contains(w))
+        })
+        .collect();
+    if hits.is_empty() {
+        return no_alerts();
+    }
+    hits.sort_by_key(|a| a.create_time);
+    if !ascending {
+        hits.reverse();
+    }
+    let total = hits.len();
+    let page: Vec<Value> = hits
+        .iter()
+        .take(count)
+        .map(|a| json!({"id": a.id, "createTime": a.create_time, "subject": a.subject, "status": a.status}))
+        .collect();
+    ok_json(&json!({"AlertsResponse": {"totalAlerts": total, "Alert": page}}))
+}
+
+/// `GET /v1/user/alerts/{id}?htmlTags=`
+pub(crate) async fn details(
+    State(s): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(q): Params,
+) -> Response {
+    let Ok(id) = id.parse::<i64>() else {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            499,
+            "Alert Id should be greater than 0.",
+        );
+    };
+    if id <= 0 {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            499,
+            "Alert Id should be greater than 0.",
+        );
+    }
+    let html = match q.get("htmlTags").map(|v| v.to_ascii_lowercase()) {
+        None => false,
+        Some(v) if v == "true" => true,
+        Some(v) if v == "false" => false,
+        Some(_) => return invalid_param("htmlTags"),
+    };
+    let Some(pos) = ALERTS.iter().position(|a| a.id == id) else {
+        return no_alerts();
+    };
+    let a = &ALERTS[pos];
+    let link = |i: Option<&AlertFx>| {
+        i.map(|x| format!("{}/v1/user/alerts/{}", s.base_url, x.id))
+            .unwrap_or_default()
+    };
+    let text = if html {
+        format!("<html><body><p>{}</p></body></html>", a.text)
+    } else {
+        a.text.to_string()
+    };
+    ok_json(
+        &json!({"AlertDetailsResponse": {"id": a.id, "createTime": a.create_time,
+        "subject": a.subject, "msgText": text,
+        "readTime": if a.status == "READ" { a.create_time + 600 } else { 0 },
+        "deleteTime": 0, "symbol": a.symbol,
+        "next": link(ALERTS.get(pos + 1)),
+        "prev": link(pos.checked_sub(1).and_then(|p| ALERTS.get(p)))}}),
+    )
+}

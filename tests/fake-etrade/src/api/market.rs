@@ -1,0 +1,716 @@
+//! Market: quotes (symbol limits, per-symbol problems, detail flags), product lookup,
+//! option chains (with greeks) and option expiry dates.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use jiff::civil::{Date, Weekday};
+use serde_json::{Map, Value, json};
+
+use crate::fixtures::round;
+use crate::fixtures_market::{LOOKUP_EXTRA, QUOTES, QuoteFx, quote_fx};
+use crate::responses::{api_error, ok_json};
+use crate::state::Shared;
+
+type Params = Query<HashMap<String, String>>;
+
+const DETAIL_FLAGS: &[&str] = &[
+    "ALL",
+    "FUNDAMENTAL",
+    "INTRADAY",
+    "OPTIONS",
+    "WEEK_52",
+    "MF_DETAIL",
+];
+
+fn invalid_param(name: &str) -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        1,
+        &format!("Invalid value for the parameter {name}."),
+    )
+}
+
+fn bool_param(q: &HashMap<String, String>, name: &str, default: bool) -> Result<bool, Response> {
+    match q.get(name).map(|v| v.to_ascii_lowercase()) {
+        None => Ok(default),
+        Some(v) if v == "true" => Ok(true),
+        Some(v) if v == "false" => Ok(false),
+        Some(_) => Err(invalid_param(name)),
+    }
+}
+
+fn enum_param<'a>(
+    q: &'a HashMap<String, String>,
+    name: &str,
+    allowed: &[&str],
+    default: &'a str,
+) -> Result<&'a str, Response> {
+    match q.get(name) {
+        None => Ok(default),
+        Some(v) if allowed.contains(&v.as_str()) => Ok(v.as_str()),
+        Some(_) => Err(invalid_param(name)),
+    }
+}
+
+/// A quoted security: a table entry or a synthesized plain equity.
+struct Sec {
+    symbol: String,
+    name: String,
+    security_type: &'static str,
+    exchange: &'static str,
+    last: f64,
+    previous_close: f64,
+    volume: i64,
+    eps: f64,
+    dividend: f64,
+    high52: f64,
+    low52: f64,
+    shares_outstanding: i64,
+    beta: f64,
+}
+
+impl From<&QuoteFx> for Sec {
+    fn from(q: &QuoteFx) -> Sec {
+        Sec {
+            symbol: q.symbol.to_string(),
+            name: q.name.to_string(),
+            security_type: q.security_type,
+            exchange: q.exchange,
+            last: q.last,
+            previous_close: q.previous_close,
+            volume: q.volume,
+            eps: q.eps,
+            dividend: q.dividend,
+            high52: q.high52,
+            low52: q.low52,
+            shares_outstanding: q.shares_outstanding,
+            beta: q.beta,
+        }
+    }
+}
+
+fn security(symbol: &str) -> Option<Sec> {
+    if let Some(q) = quote_fx(symbol) {
+        return Some(q.into());
+    }
+    let up = symbol.to_ascii_uppercase();
+    if up.is_empty()
+        || up.len() > 5
+        || up.starts_with("XX")
+        || !up.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        return None;
+    }
+    let h = up
+        .bytes()
+        .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let last = round(10.0 + (h % 9000) as f64 / 100.0, 2);
+    Some(Sec {
+        name: format!("{up} CORP COM"),
+        symbol: up,
+        security_type: "EQ",
+        exchange: "NYSE",
+        last,
+        previous_close: round(last * 0.99, 2),
+        volume: (h % 5_000_000) as i64 + 10_000,
+        eps: round(last / 25.0, 2),
+        dividend: 0.0,
+        high52: round(last * 1.3, 2),
+        low52: round(last * 0.7, 2),
+        shares_outstanding: 100_000_000,
+        beta: 1.0,
+    })
+}
+
+/// An option contract, from `UNDERLIER:YYYY:M:D:CALL|PUT:STRIKE`.
+struct Opt {
+    underlier: Sec,
+    year: i16,
+    month: i8,
+    day: i8,
+    call_put: &'static str,
+    strike: f64,
+}
+
+fn option_symbol(symbol: &str) -> Option<Opt> {
+    let p: Vec<&str> = symbol.split(':').collect();
+    if p.len() != 6 {
+        return None;
+    }
+    let underlier: Sec = quote_fx(p[0])?.into();
+    let call_put = match p[4].to_ascii_uppercase().as_str() {
+        "CALL" => "CALL",
+        "PUT" => "PUT",
+        _ => return None,
+    };
+    let (year, month, day) = (p[1].parse().ok()?, p[2].parse().ok()?, p[3].parse().ok()?);
+    Date::new(year, month, day).ok()?;
+    let strike: f64 = p[5].parse().ok()?;
+    (strike > 0.0).then_some(Opt {
+        underlier,
+        year,
+        month,
+        day,
+        call_put,
+        strike,
+    })
+}
+
+fn osi_key(root: &str, year: i16, month: i8, day: i8, call_put: &str, strike: f64) -> String {
+    format!(
+        "{root:-<6}{:02}{month:02}{day:02}{}{:08}",
+        year % 100,
+        &call_put[..1],
+        (strike * 1000.0).round() as i64
+    )
+}
+
+/// Made-up but well-behaved prices and greeks for an option.
+fn option_values(s: f64, k: f64, days: i64, call: bool) -> (f64, Value) {
+    let t = (days.max(1) as f64 / 365.0).sqrt();
+    let m = ((s - k) / s * 4.0).clamp(-0.98, 0.98);
+    let intrinsic = if call {
+        (s - k).max(0.0)
+    } else {
+        (k - s).max(0.0)
+    };
+    let price = round(intrinsic + s * 0.06 * t * (1.0 - m.abs()) + 0.05, 2);
+    let delta_call = 0.5 + m / 2.0;
+    let delta = if call { delta_call } else { delta_call - 1.0 };
+    let greeks = json!({
+        "rho": round(if call { 0.08 } else { -0.08 } * t * delta_call.max(0.01), 4),
+        "vega": round(0.2 * t * (1.0 - m.abs()) + 0.01, 4),
+        "theta": round(-0.02 - 0.05 * (1.0 - m.abs()) / t.max(0.05), 4),
+        "delta": round(delta, 4),
+        "gamma": round(0.04 * (1.0 - m.abs()) + 0.001, 4),
+        "iv": round(0.22 + m.abs() * 0.1, 4),
+        "currentValue": false,
+    });
+    (price, greeks)
+}
+
+fn today(s: &Shared) -> Date {
+    s.now().to_zoned_datetime(s.tz.clone()).date()
+}
+
+fn display_time(s: &Shared) -> String {
+    s.now()
+        .to_zoned_datetime(s.tz.clone())
+        .strftime("%H:%M:%S %Z %m-%d-%Y")
+        .to_string()
+}
+
+fn equity_quote(sec: &Sec, flag: &str, earnings: bool, now_s: i64, dt: &str) -> Value {
+    let change = round(sec.last - sec.previous_close, 2);
+    let change_pct = round(change / sec.previous_close * 100.0, 2);
+    let (bid, ask) = (round(sec.last - 0.02, 2), round(sec.last + 0.03, 2));
+    let block = match flag {
+        "FUNDAMENTAL" => (
+            "Fundamental",
+            json!({"companyName": sec.name, "eps": sec.eps, "estEarnings": round(sec.eps * 1.06, 2),
+                "high52": sec.high52, "lastTrade": sec.last, "low52": sec.low52,
+                "symbolDescription": sec.name}),
+        ),
+        "INTRADAY" => (
+            "Intraday",
+            json!({"ask": ask, "bid": bid, "changeClose": change, "changeClosePercentage": change_pct,
+                "companyName": sec.name, "high": round(sec.last * 1.01, 2), "lastTrade": sec.last,
+                "low": round(sec.last * 0.985, 2), "totalVolume": sec.volume}),
+        ),
+        "OPTIONS" => (
+            "Option",
+            json!({"ask": ask, "askSize": 300, "bid": bid, "bidSize": 200, "companyName": sec.name,
+                "daysToExpiration": 0, "lastTrade": sec.last, "openInterest": 0,
+                "optionPreviousBidPrice": 0, "optionPreviousAskPrice": 0, "osiKey": "",
+                "intrinsicValue": 0, "timePremium": 0, "optionMultiplier": 0, "contractSize": 0,
+                "symbolDescription": sec.name}),
+        ),
+        "WEEK_52" => (
+            "Week52",
+            json!({"companyName": sec.name, "high52": sec.high52, "lastTrade": sec.last,
+                "low52": sec.low52, "perf12Months": round((sec.last - sec.low52) / sec.low52 * 100.0, 2),
+                "previousClose": sec.previous_close, "symbolDescription": sec.name,
+                "totalVolume": sec.volume}),
+        ),
+        "MF_DETAIL" => (
+            "MutualFund",
+            json!({"symbolDescription": sec.name, "cusip": "922908728", "changeClose": change,
+                "previousClose": sec.previous_close, "netAssetValue": sec.last,
+                "publicOfferPrice": sec.last, "fundFamily": "VANGUARD", "fundName": sec.name,
+                "changeClosePercentage": change_pct, "timeOfLastTrade": now_s,
+                "netExpenseRatio": 0.04, "grossExpenseRatio": 0.04, "initialInvestment": 3000,
+                "subsequentInvestment": 1, "availability": "Open to new buy and sell",
+                "morningStarCategory": "Large Blend"}),
+        ),
+        _ => {
+            let mut all = json!({"adjustedFlag": false, "annualDividend": round(sec.dividend * 4.0, 2),
+                "ask": ask, "askExchange": "Q", "askSize": 300, "askTime": dt,
+                "bid": bid, "bidExchange": " ", "bidSize": 200, "bidTime": dt,
+                "changeClose": change, "changeClosePercentage": change_pct, "companyName": sec.name,
+                "daysToExpiration": 0, "dirLast": if change >= 0.0 { "1" } else { "2" },
+                "dividend": sec.dividend, "eps": sec.eps, "estEarnings": round(sec.eps * 1.06, 2),
+                "exDividendDate": now_s - 20 * 86_400, "exchgLastTrade": sec.exchange, "fsi": "",
+                "high": round(sec.last * 1.01, 2), "high52": sec.high52, "highAsk": 0, "highBid": 0,
+                "lastTrade": sec.last, "low": round(sec.last * 0.985, 2), "low52": sec.low52});
+            let mid = json!({"lowAsk": 0, "lowBid": 0, "numberOfTrades": 123_456, "open": sec.previous_close,
+                "openInterest": 0, "optionStyle": "", "optionUnderlier": "",
+                "previousClose": sec.previous_close, "previousDayVolume": sec.volume - 1_000,
+                "primaryExchange": sec.exchange, "symbolDescription": sec.name, "todayClose": 0,
+                "totalVolume": sec.volume, "upc": 0, "volume10Day": sec.volume + 2_000});
+            let more = json!({"cashDeliverable": 0, "marketCap": round(sec.last * sec.shares_outstanding as f64, 2),
+                "sharesOutstanding": sec.shares_outstanding, "beta": sec.beta,
+                "yield": if sec.last > 0.0 { round(sec.dividend * 4.0 / sec.last * 100.0, 2) } else { 0.0 },
+                "declaredDividend": sec.dividend, "dividendPayableDate": now_s - 10 * 86_400,
+                "pe": if sec.eps > 0.0 { round(sec.last / sec.eps, 2) } else { 0.0 }});
+            let tail = json!({"marketCloseBidSize": 0, "marketCloseAskSize": 0, "marketCloseVolume": 0,
+                "week52LowDate": now_s - 200 * 86_400, "week52HiDate": now_s - 60 * 86_400,
+                "intrinsicValue": 0, "timePremium": 0, "optionMultiplier": 0, "contractSize": 0,
+                "expirationDate": 0, "timeOfLastTrade": now_s, "averageVolume": sec.volume + 5_000,
+                "ExtendedHourQuoteDetail": {"lastPrice": round(sec.last + 0.04, 2), "change": 0.04,
+                    "percentChange": round(0.04 / sec.last * 100.0, 2), "bid": bid, "bidSize": 100,
+                    "ask": ask, "askSize": 100, "volume": sec.volume, "timeOfLastTrade": now_s,
+                    "timeZone": "", "quoteStatus": "EH_CLOSED"}});
+            if let Some(o) = all.as_object_mut() {
+                for part in [mid, more, tail] {
+                    if let Value::Object(p) = part {
+                        o.extend(p);
+                    }
+                }
+                if earnings {
+                    o.insert("nextEarningDate".into(), json!("01/27/2027"));
+                }
+            }
+            ("All", all)
+        }
+    };
+    let mut m = Map::new();
+    m.insert("dateTime".into(), json!(dt));
+    m.insert("dateTimeUTC".into(), json!(now_s));
+    m.insert("quoteStatus".into(), json!("DELAYED"));
+    m.insert("ahFlag".into(), json!("false"));
+    m.insert("hasMiniOptions".into(), json!(false));
+    m.insert(block.0.into(), block.1);
+    m.insert(
+        "Product".into(),
+        json!({"symbol": sec.symbol, "securityType": sec.security_type}),
+    );
+    Value::Object(m)
+}
+
+fn option_quote(o: &Opt, flag: &str, today: Date, now_s: i64, dt: &str) -> Value {
+    let expiry = Date::new(o.year, o.month, o.day).unwrap_or(today);
+    let days = (expiry - today).get_days().into();
+    let call = o.call_put == "CALL";
+    let (price, greeks) = option_values(o.underlier.last, o.strike, days, call);
+    let osi = osi_key(
+        &o.underlier.symbol,
+        o.year,
+        o.month,
+        o.day,
+        o.call_put,
+        o.strike,
+    );
+    let desc = format!(
+        "{} {} {:02} '{:02} ${} {}",
+        o.underlier.symbol,
+        expiry.strftime("%b"),
+        o.day,
+        o.year % 100,
+        o.strike,
+        if call { "Call" } else { "Put" }
+    );
+    let intrinsic = if call {
+        (o.underlier.last - o.strike).max(0.0)
+    } else {
+        (o.strike - o.underlier.last).max(0.0)
+    };
+    let (bid, ask) = (round((price - 0.05).max(0.0), 2), round(price + 0.05, 2));
+    let block = if flag == "OPTIONS" {
+        (
+            "Option",
+            json!({"ask": ask, "askSize": 12, "bid": bid, "bidSize": 10,
+            "companyName": o.underlier.name, "daysToExpiration": days, "lastTrade": price,
+            "openInterest": 1_250, "optionPreviousBidPrice": bid, "optionPreviousAskPrice": ask,
+            "osiKey": osi, "intrinsicValue": round(intrinsic, 2),
+            "timePremium": round(price - intrinsic, 2), "optionMultiplier": 100,
+            "contractSize": 100, "symbolDescription": desc, "OptionGreeks": greeks}),
+        )
+    } else {
+        (
+            "All",
+            json!({"adjustedFlag": false, "ask": ask, "askSize": 12, "bid": bid, "bidSize": 10,
+            "companyName": o.underlier.name, "daysToExpiration": days, "lastTrade": price,
+            "openInterest": 1_250, "optionStyle": "AMERICAN", "optionUnderlier": o.underlier.symbol,
+            "previousClose": round(price * 0.98, 2), "symbolDescription": desc,
+            "totalVolume": 321, "intrinsicValue": round(intrinsic, 2),
+            "timePremium": round(price - intrinsic, 2), "optionMultiplier": 100,
+            "contractSize": 100, "expirationDate": expiry.to_zoned_datetime(jiff::tz::TimeZone::UTC)
+                .map(|z| z.timestamp().as_second()).unwrap_or(0),
+            "timeOfLastTrade": now_s,
+            "OptionDeliverableList": [{"rootSymbol": o.underlier.symbol,
+                "deliverableSymbol": o.underlier.symbol, "deliverableTypeCode": "EQUITY",
+                "deliverableExchangeCode": "NYSE", "deliverableStrikePercent": 100,
+                "deliverableCILShares": 0, "deliverableWholeShares": 100}]}),
+        )
+    };
+    let mut m = Map::new();
+    m.insert("dateTime".into(), json!(dt));
+    m.insert("dateTimeUTC".into(), json!(now_s));
+    m.insert("quoteStatus".into(), json!("DELAYED"));
+    m.insert("ahFlag".into(), json!("false"));
+    m.insert("hasMiniOptions".into(), json!(false));
+    m.insert(block.0.into(), block.1);
+    m.insert(
+        "Product".into(),
+        json!({"symbol": o.underlier.symbol, "securityType": "OPTN", "callPut": o.call_put,
+            "expiryYear": o.year, "expiryMonth": o.month, "expiryDay": o.day, "strikePrice": o.strike}),
+    );
+    Value::Object(m)
+}
+
+/// `GET /v1/market/quote/{symbols}`
+pub(crate) async fn quote(
+    State(s): State<Arc<Shared>>,
+    Path(symbols): Path<String>,
+    Query(q): Params,
+) -> Response {
+    let list: Vec<&str> = symbols
+        .split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .collect();
+    let over = match bool_param(&q, "overrideSymbolCount", false) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    if list.len() > 50 || (list.len() > 25 && !over) {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            1025,
+            "Invalid count. A request may contain up to 50 quotes.",
+        );
+    }
+    let flag = match enum_param(&q, "detailFlag", DETAIL_FLAGS, "ALL") {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
+    let earnings = match bool_param(&q, "requireEarningsDate", false)
+        .and_then(|e| bool_param(&q, "skipMiniOptionsCheck", false).map(|_| e))
+    {
+        Ok(e) => e,
+        Err(r) => return r,
+    };
+    let (now_s, dt, today) = (s.now().as_second(), display_time(&s), today(&s));
+    let mut data = Vec::new();
+    let mut messages = Vec::new();
+    for sym in list {
+        if sym.contains(':') {
+            match option_symbol(sym) {
+                Some(o) => data.push(option_quote(&o, flag, today, now_s, &dt)),
+                None => messages.push(bad_symbol(sym)),
+            }
+        } else {
+            match security(sym) {
+                Some(sec) => data.push(equity_quote(&sec, flag, earnings, now_s, &dt)),
+                None => messages.push(bad_symbol(sym)),
+            }
+        }
+    }
+    if data.is_empty() {
+        return api_error(StatusCode::BAD_REQUEST, 1019, "Invalid symbol.");
+    }
+    let mut body = json!({"QuoteData": data});
+    if !messages.is_empty()
+        && let Some(o) = body.as_object_mut()
+    {
+        o.insert("Messages".into(), json!({"Message": messages}));
+    }
+    ok_json(&json!({"QuoteResponse": body}))
+}
+
+fn bad_symbol(sym: &str) -> Value {
+    json!({"description": format!("{} is not a valid symbol.", sym.to_ascii_uppercase()),
+        "code": 1019, "type": "WARNING"})
+}
+
+/// `GET /v1/market/lookup/{search}`: every word must occur in the company name (or the
+/// search is the symbol).
+pub(crate) async fn lookup(Path(search): Path<String>) -> Response {
+    let words: Vec<String> = search
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    if words.is_empty() {
+        return api_error(
+            StatusCode::BAD_REQUEST,
+            10043,
+            "Missing symbol. Please enter valid symbol.",
+        );
+    }
+    let mut data: Vec<Value> = Vec::new();
+    let candidates = QUOTES
+        .iter()
+        .map(|q| {
+            (
+                q.symbol,
+                q.name,
+                if q.security_type == "MF" {
+                    "MUTUAL_FUND"
+                } else {
+                    "EQUITY"
+                },
+            )
+        })
+        .chain(LOOKUP_EXTRA.iter().copied());
+    for (symbol, name, kind) in candidates {
+        let name_words: Vec<&str> = name.split_whitespace().collect();
+        let hit = (words.len() == 1 && words[0] == symbol)
+            || words
+                .iter()
+                .all(|w| name_words.iter().any(|n| n.starts_with(w.as_str())));
+        if hit && !data.iter().any(|d| d["symbol"] == symbol) {
+            data.push(json!({"symbol": symbol, "description": name, "type": kind}));
+        }
+    }
+    ok_json(&json!({"LookupResponse": {"Data": data}}))
+}
+
+/// Third Friday of a month.
+fn third_friday(year: i16, month: i8) -> Option<Date> {
+    let first = Date::new(year, month, 1).ok()?;
+    let offset = (4 - first.weekday().to_monday_zero_offset() + 7) % 7;
+    first
+        .checked_add(jiff::Span::new().days(i64::from(offset) + 14))
+        .ok()
+}
+
+/// (date, expiryType) from today on: six monthlies and the weeklies before the last one.
+fn expiries(today: Date) -> Vec<(Date, &'static str)> {
+    let mut out = Vec::new();
+    let mut first = today.first_of_month();
+    for _ in 0..7 {
+        if let Some(d) = third_friday(first.year(), first.month())
+            && d >= today
+            && out.len() < 6
+        {
+            out.push((d, "MONTHLY"));
+        }
+        first = first
+            .checked_add(jiff::Span::new().months(1))
+            .unwrap_or(first);
+    }
+    let last = out.last().map(|x| x.0).unwrap_or(today);
+    let mut d = today;
+    for _ in 0..400 {
+        if d > last {
+            break;
+        }
+        if d.weekday() == Weekday::Friday && !out.iter().any(|x| x.0 == d) {
+            out.push((d, "WEEKLY"));
+        }
+        match d.tomorrow() {
+            Ok(n) => d = n,
+            Err(_) => break,
+        }
+    }
+    out.sort();
+    out
+}
+
+const EXPIRY_TYPES: &[&str] = &[
+    "UNSPECIFIED",
+    "DAILY",
+    "WEEKLY",
+    "MONTHLY",
+    "QUARTERLY",
+    "VIX",
+    "ALL",
+    "MONTHEND",
+];
+
+fn symbol_param(q: &HashMap<String, String>) -> Result<Sec, Response> {
+    match q.get("symbol").map(|v| v.trim()) {
+        None | Some("") => Err(api_error(
+            StatusCode::BAD_REQUEST,
+            10043,
+            "Missing symbol. Please enter valid symbol.",
+        )),
+        Some(v) => quote_fx(v)
+            .map(Sec::from)
+            .ok_or_else(|| api_error(StatusCode::BAD_REQUEST, 1019, "Invalid symbol.")),
+    }
+}
+
+/// `GET /v1/market/optionexpiredate?symbol=&expiryType=`
+pub(crate) async fn option_expire_dates(
+    State(s): State<Arc<Shared>>,
+    Query(q): Params,
+) -> Response {
+    let sec = match symbol_param(&q) {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    let kind = match enum_param(&q, "expiryType", EXPIRY_TYPES, "ALL") {
+        Ok(k) => k,
+        Err(r) => return r,
+    };
+    let _ = sec;
+    let dates: Vec<Value> = expiries(today(&s))
+        .into_iter()
+        .filter(|(_, t)| matches!(kind, "ALL" | "UNSPECIFIED") || *t == kind)
+        .map(
+            |(d, t)| json!({"year": d.year(), "month": d.month(), "day": d.day(), "expiryType": t}),
+        )
+        .collect();
+    ok_json(&json!({"OptionExpireDateResponse": {"ExpirationDate": dates}}))
+}
+
+fn int_param(q: &HashMap<String, String>, name: &str) -> Result<Option<i64>, Response> {
+    match q.get(name) {
+        None => Ok(None),
+        Some(v) => v.parse().map(Some).map_err(|_| invalid_param(name)),
+    }
+}
+
+/// `GET /v1/market/optionchains`
+pub(crate) async fn option_chains(State(s): State<Arc<Shared>>, Query(q): Params) -> Response {
+    match chain(&s, &q) {
+        Ok(v) => ok_json(&v),
+        Err(r) => r,
+    }
+}
+
+fn chain(s: &Shared, q: &HashMap<String, String>) -> Result<Value, Response> {
+    let sec = symbol_param(q)?;
+    let (y, m, d) = (
+        int_param(q, "expiryYear")?,
+        int_param(q, "expiryMonth")?,
+        int_param(q, "expiryDay")?,
+    );
+    let near = match q.get("strikePriceNear") {
+        None => sec.last,
+        Some(v) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|x| *x > 0.0)
+            .ok_or_else(|| invalid_param("strikePriceNear"))?,
+    };
+    let strikes_wanted = match int_param(q, "noOfStrikes")? {
+        None => None,
+        Some(n) if n > 0 => Some(n as usize),
+        Some(_) => return Err(invalid_param("noOfStrikes")),
+    };
+    let weekly = bool_param(q, "includeWeekly", false)?;
+    bool_param(q, "skipAdjusted", true)?;
+    let category = enum_param(
+        q,
+        "optionCategory",
+        &["STANDARD", "ALL", "MINI"],
+        "STANDARD",
+    )?;
+    let chain_type = enum_param(q, "chainType", &["CALL", "PUT", "CALLPUT"], "CALLPUT")?;
+    let price_type = enum_param(q, "priceType", &["ATNM", "ALL"], "ATNM")?;
+    let today = today(s);
+    let candidates: Vec<Date> = expiries(today)
+        .into_iter()
+        .filter(|(_, t)| weekly || *t == "MONTHLY")
+        .map(|(d, _)| d)
+        .collect();
+    let expiry = candidates
+        .iter()
+        .copied()
+        .find(|e| {
+            y.is_none_or(|y| i64::from(e.year()) == y)
+                && m.is_none_or(|m| i64::from(e.month()) == m)
+                && d.is_none_or(|d| i64::from(e.day()) == d)
+        })
+        .ok_or_else(|| api_error(StatusCode::BAD_REQUEST, 10031, "Invalid expiry date."))?;
+    let step = if sec.last < 50.0 {
+        1.0
+    } else if sec.last < 200.0 {
+        2.5
+    } else {
+        5.0
+    };
+    let center = (near / step).round() * step;
+    let mut strikes: Vec<f64> = (-12..12)
+        .map(|i| center + f64::from(i) * step)
+        .filter(|k| *k > 0.0)
+        .collect();
+    let take = match (price_type, strikes_wanted) {
+        ("ALL", None) => strikes.len(),
+        (_, Some(n)) => n,
+        (_, None) => 10,
+    };
+    strikes.sort_by(|a, b| (a - near).abs().total_cmp(&(b - near).abs()));
+    strikes.truncate(take);
+    strikes.sort_by(f64::total_cmp);
+    let days: i64 = (expiry - today).get_days().into();
+    let now_s = s.now().as_second();
+    let (ey, em, ed) = (expiry.year(), expiry.month(), expiry.day());
+    let contract = |k: f64, call: bool| -> Value {
+        let cp = if call { "CALL" } else { "PUT" };
+        let (price, greeks) = option_values(sec.last, k, days, call);
+        let itm = if call { sec.last > k } else { sec.last < k };
+        json!({"optionCategory": "STANDARD", "optionRootSymbol": sec.symbol, "timeStamp": now_s,
+            "adjustedFlag": false,
+            "displaySymbol": format!("{} {} {:02} '{:02} ${} {}", sec.symbol, expiry.strftime("%b"), ed, ey % 100, k, if call { "Call" } else { "Put" }),
+            "optionType": cp, "strikePrice": k, "symbol": sec.symbol,
+            "bid": round((price - 0.05).max(0.0), 2), "ask": round(price + 0.05, 2),
+            "bidSize": 10, "askSize": 12, "inTheMoney": if itm { "y" } else { "n" },
+            "volume": 100 + (k as i64 % 50), "openInterest": 1_000 + (k as i64 % 700),
+            "netChange": -0.05, "lastPrice": price,
+            "quoteDetail": format!("{}/v1/market/quote/{}:{}:{}:{}:{}:{:.6}", s.base_url, sec.symbol, ey, em, ed, cp, k),
+            "osiKey": osi_key(&sec.symbol, ey, em, ed, cp, k),
+            "OptionGreeks": greeks})
+    };
+    let pairs: Vec<Value> = if category == "MINI" {
+        Vec::new()
+    } else {
+        strikes
+            .iter()
+            .map(|k| match chain_type {
+                "CALL" => json!({"pairType": "CALLONLY", "Call": contract(*k, true)}),
+                "PUT" => json!({"pairType": "PUTONLY", "Put": contract(*k, false)}),
+                _ => json!({"pairType": "CALLPUT", "Call": contract(*k, true), "Put": contract(*k, false)}),
+            })
+            .collect()
+    };
+    Ok(
+        json!({"OptionChainResponse": {"OptionPair": pairs, "timeStamp": now_s,
+        "quoteType": "DELAYED", "nearPrice": near,
+        "SelectedED": {"day": ed, "month": em, "year": ey}}}),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osi_keys_third_fridays_and_expiries() {
+        assert_eq!(
+            osi_key("PLTR", 2022, 2, 18, "PUT", 23.0),
+            "PLTR--220218P00023000"
+        );
+        assert_eq!(third_friday(2026, 12), Date::new(2026, 12, 18).ok());
+        assert_eq!(third_friday(2027, 1), Date::new(2027, 1, 15).ok());
+        let today = Date::new(2026, 12, 1).expect("date");
+        let e = expiries(today);
+        assert_eq!(e.iter().filter(|x| x.1 == "MONTHLY").count(), 6);
+        assert!(e.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(
+            e.iter()
+                .all(|x| x.0.weekday() == Weekday::Friday && x.0 >= today)
+        );
+        let (call, g) = option_values(100.0, 90.0, 30, true);
+        let (put, _) = option_values(100.0, 90.0, 30, false);
+        assert!(call > 10.0 && put < call);
+        assert!(g["delta"].as_f64().is_some_and(|d| d > 0.5 && d < 1.0));
+    }
+}

@@ -1,0 +1,273 @@
+//! Orders: list (filters, `count` ≤ 100, opaque `marker` paging with `next`, 204 when none).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use jiff::civil::Date;
+use serde_json::{Value, json};
+
+use crate::fixtures::round;
+use crate::fixtures_market::{OrderFx, orders_for};
+use crate::responses::{api_error, no_content, ok_json};
+use crate::state::Shared;
+
+type Params = Query<HashMap<String, String>>;
+
+const MAX_COUNT: usize = 100;
+const STATUSES: &[&str] = &[
+    "OPEN",
+    "EXECUTED",
+    "CANCELLED",
+    "INDIVIDUAL_FILLS",
+    "CANCEL_REQUESTED",
+    "EXPIRED",
+    "REJECTED",
+];
+
+fn invalid_param(name: &str) -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        1,
+        &format!("Invalid value for the parameter {name}."),
+    )
+}
+
+/// Opaque-looking cursor for an offset into the sorted list.
+fn marker(offset: usize) -> String {
+    format!("eNp{:06x}Q", offset ^ 0x5a5a5)
+}
+
+fn offset(marker: &str) -> Option<usize> {
+    let hex = marker.strip_prefix("eNp")?.strip_suffix('Q')?;
+    usize::from_str_radix(hex, 16).ok().map(|x| x ^ 0x5a5a5)
+}
+
+fn mmddyyyy(v: &str) -> Option<Date> {
+    if v.len() != 8 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (m, d, y) = (
+        v[0..2].parse().ok()?,
+        v[2..4].parse().ok()?,
+        v[4..8].parse().ok()?,
+    );
+    Date::new(y, m, d).ok()
+}
+
+fn transaction_type(o: &OrderFx) -> &'static str {
+    match o.legs.first().map(|l| l.action) {
+        Some("SELL") | Some("SELL_CLOSE") | Some("SELL_OPEN") => "SELL",
+        Some("SELL_SHORT") => "SELL_SHORT",
+        Some("BUY_TO_COVER") => "BUY_TO_COVER",
+        _ => "BUY",
+    }
+}
+
+fn order_json(base: &str, key: &str, account_id: &str, o: &OrderFx) -> Value {
+    let value: f64 = o
+        .legs
+        .iter()
+        .map(|l| {
+            l.quantity
+                * if o.limit_price > 0.0 {
+                    o.limit_price
+                } else {
+                    l.fill_price.unwrap_or(0.0)
+                }
+        })
+        .sum();
+    let multiplier =
+        |l: &crate::fixtures_market::LegFx| if l.option.is_some() { 100.0 } else { 1.0 };
+    let instruments: Vec<Value> = o
+        .legs
+        .iter()
+        .map(|l| {
+            let mut product = json!({"symbol": l.symbol, "securityType": l.security_type});
+            if let (Some((cp, y, m, d, k)), Some(p)) = (l.option, product.as_object_mut()) {
+                p.insert("callPut".into(), json!(cp));
+                p.insert("expiryYear".into(), json!(y));
+                p.insert("expiryMonth".into(), json!(m));
+                p.insert("expiryDay".into(), json!(d));
+                p.insert("strikePrice".into(), json!(k));
+            }
+            let mut i = json!({"symbolDescription": l.description, "orderAction": l.action,
+                "quantityType": "QUANTITY", "orderedQuantity": l.quantity, "filledQuantity": l.filled,
+                "estimatedCommission": if l.filled > 0.0 { o.commission } else { 0.0 },
+                "estimatedFees": 0.0, "Product": product});
+            if let (Some(px), Some(m)) = (l.fill_price, i.as_object_mut()) {
+                m.insert("averageExecutionPrice".into(), json!(px));
+            }
+            if let (Some((cp, y, mo, d, k)), Some(m)) = (l.option, i.as_object_mut()) {
+                m.insert(
+                    "osiKey".into(),
+                    json!(format!("{:-<6}{:02}{mo:02}{d:02}{}{:08}", l.symbol, y % 100, &cp[..1], (k * 1000.0).round() as i64)),
+                );
+            }
+            i
+        })
+        .collect();
+    let mut detail = json!({"orderNumber": 1, "accountId": account_id, "placedTime": o.placed_time,
+        "orderValue": round(value * o.legs.first().map(multiplier).unwrap_or(1.0), 2),
+        "status": o.status, "orderTerm": o.order_term, "priceType": o.price_type,
+        "limitPrice": o.limit_price, "stopPrice": o.stop_price, "marketSession": o.market_session,
+        "allOrNone": false, "netPrice": 0, "netBid": 0, "netAsk": 0, "gcd": 0, "ratio": "",
+        "Instrument": instruments.clone()});
+    if let (Some(t), Some(m)) = (o.executed_time, detail.as_object_mut()) {
+        m.insert("executedTime".into(), json!(t));
+    }
+    let mut events = vec![
+        json!({"name": "ORDER_PLACED", "dateTime": o.placed_time, "orderNumber": 1,
+        "Instrument": instruments.clone()}),
+    ];
+    let last = match o.status {
+        "EXECUTED" => Some("ORDER_EXECUTED"),
+        "CANCELLED" => Some("ORDER_CANCELLED"),
+        "REJECTED" => Some("ORDER_REJECTED"),
+        "EXPIRED" => Some("ORDER_EXPIRED"),
+        "CANCEL_REQUESTED" => Some("CANCEL_REQUESTED"),
+        _ => None,
+    };
+    if let Some(name) = last {
+        events.push(
+            json!({"name": name, "dateTime": o.executed_time.unwrap_or(o.placed_time + 60_000),
+            "orderNumber": 1, "Instrument": instruments}),
+        );
+    }
+    json!({"orderId": o.order_id,
+        "details": format!("{base}/v1/accounts/{key}/orders/{}.json", o.order_id),
+        "orderType": o.order_type, "totalOrderValue": round(value, 2),
+        "totalCommission": o.commission, "OrderDetail": [detail],
+        "Events": {"Event": events}})
+}
+
+/// `GET /v1/accounts/{key}/orders`
+pub(crate) async fn list(
+    State(s): State<Arc<Shared>>,
+    Path(key): Path<String>,
+    Query(q): Params,
+) -> Response {
+    let account_id = {
+        let inner = s.lock();
+        match inner.fixtures.account_by_key(&key) {
+            Some(a) => a.account_id.clone(),
+            None => {
+                return api_error(
+                    StatusCode::BAD_REQUEST,
+                    100,
+                    "Account key does not belong to user.",
+                );
+            }
+        }
+    };
+    let count = match q.get("count") {
+        None => 25,
+        Some(v) => match v.parse::<usize>() {
+            Ok(0) | Err(_) => return invalid_param("count"),
+            Ok(n) if n > MAX_COUNT => {
+                return api_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    100,
+                    "Request could not be completed.",
+                );
+            }
+            Ok(n) => n,
+        },
+    };
+    let start = match q.get("marker") {
+        None => 0,
+        Some(m) => match offset(m) {
+            Some(o) => o,
+            None => return invalid_param("marker"),
+        },
+    };
+    if let Some(st) = q.get("status")
+        && !STATUSES.contains(&st.as_str())
+    {
+        return invalid_param("status");
+    }
+    let from = q.get("fromDate").map(|v| mmddyyyy(v));
+    let to = q.get("toDate").map(|v| mmddyyyy(v));
+    let (from, to) = match (from, to) {
+        (None, None) => (None, None),
+        (Some(Some(f)), Some(Some(t))) if f <= t => (Some(f), Some(t)),
+        (Some(_), _) => return invalid_param("fromDate"),
+        (None, _) => return invalid_param("toDate"),
+    };
+    let symbols: Option<Vec<String>> = q.get("symbol").map(|v| {
+        v.split(',')
+            .map(|x| x.trim().to_ascii_uppercase())
+            .collect()
+    });
+    if symbols.as_ref().is_some_and(|s| s.len() > 25) {
+        return invalid_param("symbol");
+    }
+    let sec_type = q.get("securityType");
+    if sec_type.is_some_and(|v| !["EQ", "OPTN", "MF", "MMF"].contains(&v.as_str())) {
+        return invalid_param("securityType");
+    }
+    let tx = q.get("transactionType");
+    if tx.is_some_and(|v| {
+        ![
+            "ATNM",
+            "BUY",
+            "SELL",
+            "SELL_SHORT",
+            "BUY_TO_COVER",
+            "MF_EXCHANGE",
+        ]
+        .contains(&v.as_str())
+    }) {
+        return invalid_param("transactionType");
+    }
+    let session = q.get("marketSession");
+    if session.is_some_and(|v| !["REGULAR", "EXTENDED"].contains(&v.as_str())) {
+        return invalid_param("marketSession");
+    }
+    let tz = s.tz.clone();
+    let mut orders: Vec<OrderFx> = orders_for(&account_id)
+        .into_iter()
+        .filter(|o| q.get("status").is_none_or(|st| o.status == st))
+        .filter(|o| {
+            let day = jiff::Timestamp::from_millisecond(o.placed_time)
+                .map(|t| t.to_zoned_datetime(tz.clone()).date())
+                .ok();
+            from.is_none_or(|f| day.is_some_and(|d| d >= f))
+                && to.is_none_or(|t| day.is_some_and(|d| d <= t))
+        })
+        .filter(|o| {
+            symbols
+                .as_ref()
+                .is_none_or(|syms| o.legs.iter().any(|l| syms.iter().any(|s| s == l.symbol)))
+        })
+        .filter(|o| sec_type.is_none_or(|t| o.legs.iter().any(|l| l.security_type == t)))
+        .filter(|o| tx.is_none_or(|t| t == "ATNM" || transaction_type(o) == t))
+        .filter(|o| session.is_none_or(|m| o.market_session == m))
+        .collect();
+    orders.sort_by_key(|o| std::cmp::Reverse(o.placed_time));
+    if start >= orders.len() {
+        return no_content();
+    }
+    let end = (start + count).min(orders.len());
+    let page: Vec<Value> = orders[start..end]
+        .iter()
+        .map(|o| order_json(&s.base_url, &key, &account_id, o))
+        .collect();
+    let mut body = json!({"Order": page});
+    if end < orders.len()
+        && let Some(m) = body.as_object_mut()
+    {
+        let next = marker(end);
+        m.insert(
+            "next".into(),
+            json!(format!(
+                "{}/v1/accounts/{key}/orders?count={count}&marker={next}",
+                s.base_url
+            )),
+        );
+        m.insert("marker".into(), json!(next));
+    }
+    ok_json(&json!({"OrdersResponse": body}))
+}

@@ -1,0 +1,472 @@
+//! Market, order and alert data the fake serves (static: reads only).
+//!
+//! * Quotes: the symbols in [`QUOTES`] have hand-written data; any other plain symbol of one
+//!   to five letters gets a synthesized quote, except symbols starting with `XX`, which are
+//!   unknown (reported per symbol in `QuoteResponse.Messages`, like E*TRADE). Option symbols
+//!   `UNDERLIER:YYYY:M:D:CALL|PUT:STRIKE` are quoted when the underlier is known.
+//! * Option chains and expiry dates for every symbol in [`QUOTES`] (third-Friday monthlies
+//!   plus weeklies, strikes around the last trade, simple made-up greeks).
+//! * Orders per account number ([`orders_for`]), newest first; accounts without any → 204.
+//! * The alert inbox ([`ALERTS`]); nothing DELETED, so asking for DELETED alerts (or a search
+//!   that matches nothing) is the empty inbox: HTTP 404 code 53.
+
+/// One equity / fund in the quote table.
+pub(crate) struct QuoteFx {
+    pub symbol: &'static str,
+    pub name: &'static str,
+    pub security_type: &'static str,
+    pub exchange: &'static str,
+    pub last: f64,
+    pub previous_close: f64,
+    pub volume: i64,
+    pub eps: f64,
+    pub dividend: f64,
+    pub high52: f64,
+    pub low52: f64,
+    pub shares_outstanding: i64,
+    pub beta: f64,
+}
+
+pub(crate) const QUOTES: &[QuoteFx] = &[
+    QuoteFx {
+        symbol: "AAPL",
+        name: "APPLE INC COM",
+        security_type: "EQ",
+        exchange: "NSDQ",
+        last: 174.56,
+        previous_close: 173.33,
+        volume: 51_234_567,
+        eps: 6.13,
+        dividend: 0.24,
+        high52: 198.23,
+        low52: 124.17,
+        shares_outstanding: 15_552_750_000,
+        beta: 1.29,
+    },
+    QuoteFx {
+        symbol: "MSFT",
+        name: "MICROSOFT CORP COM",
+        security_type: "EQ",
+        exchange: "NSDQ",
+        last: 369.67,
+        previous_close: 366.68,
+        volume: 21_456_789,
+        eps: 9.81,
+        dividend: 0.75,
+        high52: 384.3,
+        low52: 219.35,
+        shares_outstanding: 7_432_000_000,
+        beta: 0.89,
+    },
+    QuoteFx {
+        symbol: "GOOG",
+        name: "ALPHABET INC CAP STK CL C",
+        security_type: "EQ",
+        exchange: "NSDQ",
+        last: 135.43,
+        previous_close: 134.99,
+        volume: 18_765_432,
+        eps: 5.22,
+        dividend: 0.0,
+        high52: 142.68,
+        low52: 84.86,
+        shares_outstanding: 5_922_000_000,
+        beta: 1.05,
+    },
+    QuoteFx {
+        symbol: "IBM",
+        name: "INTERNATIONAL BUSINESS MACHS COM",
+        security_type: "EQ",
+        exchange: "NYSE",
+        last: 199.52,
+        previous_close: 198.1,
+        volume: 4_321_987,
+        eps: 8.14,
+        dividend: 1.66,
+        high52: 205.1,
+        low52: 120.55,
+        shares_outstanding: 913_000_000,
+        beta: 0.71,
+    },
+    QuoteFx {
+        symbol: "BR",
+        name: "BROADRIDGE FINL SOLUTIONS INC COM",
+        security_type: "EQ",
+        exchange: "NYSE",
+        last: 189.07,
+        previous_close: 188.2,
+        volume: 612_345,
+        eps: 5.46,
+        dividend: 0.8,
+        high52: 195.77,
+        low52: 131.0,
+        shares_outstanding: 118_000_000,
+        beta: 0.98,
+    },
+    QuoteFx {
+        symbol: "GLD",
+        name: "SPDR GOLD TR GOLD SHS",
+        security_type: "EQ",
+        exchange: "ARCA",
+        last: 182.31,
+        previous_close: 181.72,
+        volume: 7_654_321,
+        eps: 0.0,
+        dividend: 0.0,
+        high52: 193.12,
+        low52: 150.57,
+        shares_outstanding: 292_000_000,
+        beta: 0.08,
+    },
+    QuoteFx {
+        symbol: "VTSAX",
+        name: "VANGUARD TOTAL STOCK MKT IDX ADM",
+        security_type: "MF",
+        exchange: "MF",
+        last: 109.82,
+        previous_close: 109.1,
+        volume: 0,
+        eps: 0.0,
+        dividend: 1.52,
+        high52: 113.5,
+        low52: 90.24,
+        shares_outstanding: 0,
+        beta: 1.0,
+    },
+];
+
+/// Matching words of these company names answer product lookup.
+pub(crate) const LOOKUP_EXTRA: &[(&str, &str, &str)] = &[
+    ("APLE", "APPLE HOSPITALITY REIT INC COM NEW", "EQUITY"),
+    ("IBM", "INTERNATIONAL BUSINESS MACHS COM", "EQUITY"),
+    ("SPY", "SPDR S&P 500 ETF TR TR UNIT", "ETF"),
+];
+
+pub(crate) fn quote_fx(symbol: &str) -> Option<&'static QuoteFx> {
+    QUOTES
+        .iter()
+        .find(|q| q.symbol.eq_ignore_ascii_case(symbol))
+}
+
+/// One order leg.
+pub(crate) struct LegFx {
+    pub symbol: &'static str,
+    pub description: &'static str,
+    pub security_type: &'static str,
+    /// (CALL|PUT, year, month, day, strike) for options.
+    pub option: Option<(&'static str, i64, i64, i64, f64)>,
+    pub action: &'static str,
+    pub quantity: f64,
+    pub filled: f64,
+    pub fill_price: Option<f64>,
+}
+
+pub(crate) struct OrderFx {
+    pub order_id: i64,
+    pub order_type: &'static str,
+    pub status: &'static str,
+    pub price_type: &'static str,
+    pub order_term: &'static str,
+    pub limit_price: f64,
+    pub stop_price: f64,
+    pub market_session: &'static str,
+    /// Epoch ms.
+    pub placed_time: i64,
+    pub executed_time: Option<i64>,
+    pub commission: f64,
+    pub legs: Vec<LegFx>,
+}
+
+fn eq(symbol: &'static str, description: &'static str, action: &'static str, qty: f64) -> LegFx {
+    LegFx {
+        symbol,
+        description,
+        security_type: "EQ",
+        option: None,
+        action,
+        quantity: qty,
+        filled: 0.0,
+        fill_price: None,
+    }
+}
+
+fn filled(mut l: LegFx, price: f64) -> LegFx {
+    l.filled = l.quantity;
+    l.fill_price = Some(price);
+    l
+}
+
+/// 2026-10-01T14:30:00Z in epoch ms, and a day.
+const T0: i64 = 1_790_865_000_000;
+const DAY: i64 = 86_400_000;
+
+#[allow(clippy::too_many_arguments)]
+fn order(
+    id: i64,
+    status: &'static str,
+    price_type: &'static str,
+    limit: f64,
+    day: i64,
+    legs: Vec<LegFx>,
+    order_type: &'static str,
+    session: &'static str,
+) -> OrderFx {
+    let placed = T0 + day * DAY + id * 60_000;
+    let executed = (status == "EXECUTED").then_some(placed + 1_500);
+    OrderFx {
+        order_id: id,
+        order_type,
+        status,
+        price_type,
+        order_term: if price_type == "MARKET" {
+            "GOOD_FOR_DAY"
+        } else {
+            "GOOD_UNTIL_CANCEL"
+        },
+        limit_price: limit,
+        stop_price: if price_type == "STOP" { limit } else { 0.0 },
+        market_session: session,
+        placed_time: placed,
+        executed_time: executed,
+        commission: if status == "EXECUTED" { 0.65 } else { 0.0 },
+        legs,
+    }
+}
+
+/// The orders of an account (by account number), unsorted.
+pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
+    match account_id {
+        "84010429" => vec![
+            order(
+                501,
+                "EXECUTED",
+                "MARKET",
+                0.0,
+                0,
+                vec![filled(eq("AAPL", "APPLE INC COM", "BUY", 10.0), 170.105)],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                502,
+                "EXECUTED",
+                "LIMIT",
+                360.0,
+                2,
+                vec![filled(eq("MSFT", "MICROSOFT CORP COM", "BUY", 5.0), 359.98)],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                503,
+                "CANCELLED",
+                "LIMIT",
+                120.5,
+                4,
+                vec![eq("GOOG", "ALPHABET INC CAP STK CL C", "BUY", 20.0)],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                504,
+                "OPEN",
+                "LIMIT",
+                205.0,
+                6,
+                vec![eq("IBM", "INTERNATIONAL BUSINESS MACHS COM", "SELL", 15.0)],
+                "EQ",
+                "EXTENDED",
+            ),
+            order(
+                505,
+                "EXECUTED",
+                "LIMIT",
+                1.35,
+                8,
+                vec![LegFx {
+                    symbol: "IBM",
+                    description: "IBM Jan 15 '27 $200 Call",
+                    security_type: "OPTN",
+                    option: Some(("CALL", 2027, 1, 15, 200.0)),
+                    action: "BUY_OPEN",
+                    quantity: 2.0,
+                    filled: 2.0,
+                    fill_price: Some(1.3275),
+                }],
+                "OPTN",
+                "REGULAR",
+            ),
+            order(
+                506,
+                "OPEN",
+                "STOP",
+                160.0,
+                10,
+                vec![eq("AAPL", "APPLE INC COM", "SELL", 10.0)],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                507,
+                "REJECTED",
+                "LIMIT",
+                10.0,
+                12,
+                vec![eq("BR", "BROADRIDGE FINL SOLUTIONS INC COM", "BUY", 1000.0)],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                508,
+                "EXECUTED",
+                "MARKET",
+                0.0,
+                14,
+                vec![filled(
+                    eq("GLD", "SPDR GOLD TR GOLD SHS", "SELL", 3.0),
+                    181.9,
+                )],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                509,
+                "EXPIRED",
+                "LIMIT",
+                150.0,
+                16,
+                vec![eq("AAPL", "APPLE INC COM", "BUY", 7.0)],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                510,
+                "OPEN",
+                "LIMIT",
+                99.5,
+                18,
+                vec![LegFx {
+                    symbol: "VTSAX",
+                    description: "VANGUARD TOTAL STOCK MKT IDX ADM",
+                    security_type: "MF",
+                    option: None,
+                    action: "BUY",
+                    quantity: 12.345,
+                    filled: 0.0,
+                    fill_price: None,
+                }],
+                "MF",
+                "REGULAR",
+            ),
+            order(
+                511,
+                "INDIVIDUAL_FILLS",
+                "LIMIT",
+                370.0,
+                20,
+                vec![LegFx {
+                    filled: 2.0,
+                    fill_price: Some(369.5),
+                    ..eq("MSFT", "MICROSOFT CORP COM", "BUY", 6.0)
+                }],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                512,
+                "CANCEL_REQUESTED",
+                "LIMIT",
+                190.0,
+                22,
+                vec![eq("BR", "BROADRIDGE FINL SOLUTIONS INC COM", "SELL", 4.0)],
+                "EQ",
+                "REGULAR",
+            ),
+        ],
+        "45249801" => vec![
+            order(
+                601,
+                "EXECUTED",
+                "MARKET",
+                0.0,
+                3,
+                vec![filled(eq("MSFT", "MICROSOFT CORP COM", "BUY", 1.0), 366.0)],
+                "EQ",
+                "REGULAR",
+            ),
+            order(
+                602,
+                "OPEN",
+                "LIMIT",
+                180.0,
+                9,
+                vec![eq("GLD", "SPDR GOLD TR GOLD SHS", "BUY", 2.0)],
+                "EQ",
+                "REGULAR",
+            ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+pub(crate) struct AlertFx {
+    pub id: i64,
+    /// Epoch seconds.
+    pub create_time: i64,
+    pub category: &'static str,
+    pub status: &'static str,
+    pub subject: &'static str,
+    pub symbol: &'static str,
+    pub text: &'static str,
+}
+
+/// 2026-10-01T14:30:00Z in epoch seconds.
+const S0: i64 = 1_790_865_000;
+
+pub(crate) const ALERTS: &[AlertFx] = &[
+    AlertFx {
+        id: 1101,
+        create_time: S0,
+        category: "STOCK",
+        status: "READ",
+        subject: "AAPL rose above $170.00",
+        symbol: "AAPL",
+        text: "AAPL last traded at 170.12, above your target of 170.00.",
+    },
+    AlertFx {
+        id: 1102,
+        create_time: S0 + 3_600,
+        category: "ACCOUNT",
+        status: "UNREAD",
+        subject: "Order executed: BUY 10 AAPL",
+        symbol: "",
+        text: "Your order to buy 10 AAPL was executed at 170.105.",
+    },
+    AlertFx {
+        id: 1103,
+        create_time: S0 + 86_400,
+        category: "STOCK",
+        status: "UNREAD",
+        subject: "MSFT fell below $360.00",
+        symbol: "MSFT",
+        text: "MSFT last traded at 359.90, below your target of 360.00.",
+    },
+    AlertFx {
+        id: 1104,
+        create_time: S0 + 2 * 86_400,
+        category: "ACCOUNT",
+        status: "READ",
+        subject: "Your statement is ready",
+        symbol: "",
+        text: "Your October statement is ready to view.",
+    },
+    AlertFx {
+        id: 1105,
+        create_time: S0 + 3 * 86_400,
+        category: "STOCK",
+        status: "UNREAD",
+        subject: "IBM earnings date announced",
+        symbol: "IBM",
+        text: "IBM reports earnings on 01/21/2027.",
+    },
+];
