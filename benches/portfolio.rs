@@ -1,5 +1,5 @@
 //! `get_portfolio` on one 10,000-position page, end to end: rmcp client → `etrade serve`
-//! (release, stdio) → signed request → fake E*TRADE on loopback → client model → envelope.
+//! (release, streamable HTTP) → signed request → fake E*TRADE on loopback → client model → envelope.
 //! Baseline in the same run: the same signed page fetched and parsed by the runtime's HTTP
 //! client alone (no MCP, no model, no envelope). Also reports the server's peak RSS.
 //!
@@ -10,7 +10,8 @@ use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
 };
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use runtime::config::Environment;
 use runtime::credentials::{
     CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
@@ -18,6 +19,7 @@ use runtime::credentials::{
 use runtime::endpoints::Endpoints;
 use runtime::etrade::{ClientOptions, EtradeHttp, Module, session};
 use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 const CK: &str = "ck-bench";
 const CS: &str = "cs-bench/+=";
@@ -123,18 +125,41 @@ async fn main() {
         assert!(page.is_some());
     }
 
+    // Streamable HTTP: a 10,000-position result (structuredContent plus its identical text)
+    // is larger than the 16 MiB line limit of rmcp's stdio codec, so the bench raises the
+    // client's SSE event limit instead (see docs/performance.md).
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_etrade"));
-    cmd.args(["serve", "--profile", &profile])
-        .env("ETRADE_MCP_HOME", home.path())
-        .env("ETRADE_MCP_CREDENTIAL_STORE", "keyutils")
-        .env("ETRADE_MCP_RATE_SCALE", "1000")
-        .env("ETRADE_MCP_LOG", "warn")
-        .kill_on_drop(true);
-    let (transport, _) = TokioChildProcess::builder(cmd)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn etrade serve");
-    let pid = transport.id().expect("server pid");
+    cmd.args([
+        "serve",
+        "--profile",
+        &profile,
+        "--transport",
+        "http",
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .env("ETRADE_MCP_HOME", home.path())
+    .env("ETRADE_MCP_CREDENTIAL_STORE", "keyutils")
+    .env("ETRADE_MCP_RATE_SCALE", "1000")
+    .stderr(std::process::Stdio::piped())
+    .kill_on_drop(true);
+    let mut child = cmd.spawn().expect("spawn etrade serve");
+    let pid = child.id().expect("server pid");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let url = loop {
+        let line = lines
+            .next_line()
+            .await
+            .expect("stderr")
+            .expect("listening line");
+        if let Some(u) = line.strip_prefix("etrade-mcp: listening on ") {
+            break u.trim().to_string();
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).max_sse_event_size(512 * 1024 * 1024),
+    );
     let client = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("bench", "1"),
@@ -167,13 +192,14 @@ async fn main() {
     }
     let peak_rss = rss_kib(pid, "VmHWM:").unwrap_or(0);
     let _ = client.cancel().await;
+    let _ = child.kill().await;
     let _ = store.delete(&key);
 
     let (raw_m, e2e_m) = (median(raw), median(e2e));
     println!("| path | median per call ({calls} calls, {positions} positions) |");
     println!("|---|---|");
     println!("| runtime signed fetch + JSON parse (baseline) | {raw_m:?} |");
-    println!("| get_portfolio over MCP stdio, end to end | {e2e_m:?} |");
+    println!("| get_portfolio over MCP (streamable HTTP), end to end | {e2e_m:?} |");
     println!(
         "ratio end-to-end/baseline: {:.2}; structuredContent {:.1} MiB; server RSS idle {:.1} MiB, peak {:.1} MiB",
         e2e_m.as_secs_f64() / raw_m.as_secs_f64(),

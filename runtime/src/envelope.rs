@@ -30,22 +30,30 @@ pub fn rfc3339_seconds(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-#[derive(Debug, Serialize)]
-struct Envelope<'a> {
-    data: Option<&'a Value>,
-    error: Option<&'a ToolError>,
-    meta: &'a Meta,
-}
-
-/// Build the MCP result for a handler outcome.
-pub fn tool_result(outcome: &Result<Value, ToolError>, meta: &Meta) -> CallToolResult {
-    let (data, error) = match outcome {
-        Ok(v) => (Some(v), None),
-        Err(e) => (None, Some(e)),
-    };
-    let payload = serde_json::to_value(Envelope { data, error, meta }).unwrap_or(Value::Null);
+/// Build the MCP result for a handler outcome. Takes the outcome by value: a page of
+/// thousands of positions is moved into the envelope, not copied.
+pub fn tool_result(outcome: Result<Value, ToolError>, meta: &Meta) -> CallToolResult {
+    let meta = serde_json::to_value(meta).unwrap_or(Value::Null);
+    let mut envelope = serde_json::Map::with_capacity(3);
+    let failed = outcome.is_err();
     match outcome {
-        Ok(_) => CallToolResult::structured(payload),
-        Err(_) => CallToolResult::structured_error(payload),
+        Ok(data) => {
+            envelope.insert("data".into(), data);
+            envelope.insert("error".into(), Value::Null);
+        }
+        Err(e) => {
+            envelope.insert("data".into(), Value::Null);
+            envelope.insert(
+                "error".into(),
+                serde_json::to_value(&e).unwrap_or(Value::Null),
+            );
+        }
+    }
+    envelope.insert("meta".into(), meta);
+    let payload = Value::Object(envelope);
+    if failed {
+        CallToolResult::structured_error(payload)
+    } else {
+        CallToolResult::structured(payload)
     }
 }

@@ -95,7 +95,7 @@ impl McpServer {
                 descriptor.permission
             );
             let outcome = Err(ToolError::execution_disabled(&reason));
-            return Ok(tool_result(&outcome, &meta()).into());
+            return Ok(tool_result(outcome, &meta()).into());
         }
         let ctx = CallContext {
             environment: o.environment,
@@ -124,7 +124,7 @@ impl McpServer {
                 "tool call failed"
             );
         }
-        Ok(tool_result(&outcome, &meta()).into())
+        Ok(tool_result(outcome, &meta()).into())
     }
 }
 
