@@ -75,6 +75,11 @@ async fn get_quotes_reports_bad_symbols_next_to_good_quotes() {
             .as_str()
             .is_some_and(|d| d.contains("XXQQ"))
     );
+    assert_eq!(
+        p["data"]["unquotedSymbols"],
+        serde_json::json!(["XXQQ"]),
+        "the bad symbol is named per symbol; the option request is not guessed at"
+    );
 
     // Detail blocks: OPTIONS carries greeks; aliases work.
     let (err, p) = s

@@ -49,7 +49,11 @@ pub async fn get_quotes(h: &Handlers, input: generated::GetQuotesInput) -> ToolR
     }
     let path = format!("/v1/market/quote/{}", input.symbols.join(","));
     let body = h.read(Module::Market, &path, &query).await?;
-    data(&QuoteList::from_wire(body).map_err(unreadable)?)
+    data(
+        &QuoteList::from_wire(body)
+            .map_err(unreadable)?
+            .with_requested(&input.symbols),
+    )
 }
 
 pub async fn lookup_product(h: &Handlers, input: generated::LookupProductInput) -> ToolResult {

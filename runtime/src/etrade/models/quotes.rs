@@ -549,9 +549,12 @@ pub struct QuoteMutualFund {
 /// The `get_quotes` data object: the quotes E*TRADE gave and, next to them, its
 /// per-symbol problems.
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct QuoteList {
     pub quotes: Vec<Quote>,
     pub messages: Vec<BrokerMessage>,
+    /// Requested symbols with no quote (by set difference, never by reading broker text).
+    pub unquoted_symbols: Vec<String>,
 }
 
 impl QuoteList {
@@ -561,13 +564,34 @@ impl QuoteList {
             return Ok(QuoteList {
                 quotes: Vec::new(),
                 messages: Vec::new(),
+                unquoted_symbols: Vec::new(),
             });
         };
         let r: QuoteResponse = serde_json::from_value(v)?;
         Ok(QuoteList {
             quotes: r.response.quote_data,
             messages: r.response.messages,
+            unquoted_symbols: Vec::new(),
         })
+    }
+
+    /// Record which of the requested symbols got no quote. Option requests
+    /// (`ROOT:YYYY:MM:DD:CALL:STRIKE`) come back under their root symbol, so they are left
+    /// to `messages` rather than guessed at.
+    pub fn with_requested(mut self, requested: &[String]) -> QuoteList {
+        let quoted: std::collections::HashSet<String> = self
+            .quotes
+            .iter()
+            .filter_map(|q| q.product.as_ref()?.symbol.as_ref())
+            .map(|s| s.to_ascii_uppercase())
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        self.unquoted_symbols = requested
+            .iter()
+            .map(|s| s.trim().to_ascii_uppercase())
+            .filter(|s| !s.contains(':') && !quoted.contains(s) && seen.insert(s.clone()))
+            .collect();
+        self
     }
 }
 
