@@ -11,6 +11,7 @@ pub mod options;
 pub mod orders;
 pub mod portfolio;
 pub mod quotes;
+pub mod scalars;
 mod time;
 pub mod transactions;
 

@@ -2,7 +2,7 @@
 //! `GET /v1/user/alerts/{id}` → `AlertDetailsResponse`. An empty inbox is E*TRADE's
 //! HTTP 404 with code 53; the handler turns that into an empty list.
 
-use super::quotes::{int_opt, text_opt};
+use super::scalars::{int_opt, text_opt};
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -45,7 +45,7 @@ pub struct AlertList {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Alert {
-    #[serde(deserialize_with = "super::quotes::int")]
+    #[serde(deserialize_with = "super::scalars::int")]
     pub id: i64,
     #[serde(default, deserialize_with = "epoch_auto_opt")]
     pub create_time: Option<String>,
@@ -83,7 +83,7 @@ pub struct AlertDetailsResponse {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AlertDetails {
-    #[serde(deserialize_with = "super::quotes::int")]
+    #[serde(deserialize_with = "super::scalars::int")]
     pub id: i64,
     #[serde(default, deserialize_with = "epoch_auto_opt")]
     pub create_time: Option<String>,

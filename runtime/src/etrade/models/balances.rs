@@ -1,7 +1,7 @@
 //! `GET /v1/accounts/{k}/balance` → `BalanceResponse`.
 
 use super::money::decimal_opt;
-use super::portfolio::{epoch_auto_opt, int_opt, string_opt};
+use super::scalars::{epoch_auto_opt, int_opt, string_opt};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 

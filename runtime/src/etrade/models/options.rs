@@ -4,7 +4,8 @@
 
 use super::epoch_seconds_opt;
 use super::money::decimal_opt;
-use super::quotes::{OptionGreeks, flag_opt, int, int_opt};
+use super::quotes::OptionGreeks;
+use super::scalars::{flag_opt, int, int_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,8 @@
 
 use super::epoch_millis_opt;
 use super::money::decimal_opt;
-use super::quotes::{BrokerMessage, SecurityProduct, flag_opt, int_opt, messages, text_opt};
+use super::quotes::{BrokerMessage, SecurityProduct, messages};
+use super::scalars::{flag_opt, int_opt, text_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};

@@ -5,91 +5,11 @@
 //! epoch times of unknown unit) and the `Product` block positions and transactions carry.
 
 use super::money::{decimal, decimal_opt};
+use super::scalars::{bool_opt, epoch_auto_opt, int, int_opt, string_opt};
 use super::{epoch_millis_opt, epoch_seconds_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize};
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Scalar {
-    B(bool),
-    I(i64),
-    U(u64),
-    F(f64),
-    S(String),
-}
-
-/// An optional integer sent as a number (possibly `53.0`) or a numeric string; blank → None.
-pub fn int_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    let bad = || serde::de::Error::custom("not an integer");
-    Ok(match Option::<Scalar>::deserialize(d)? {
-        None => None,
-        Some(Scalar::I(i)) => Some(i),
-        Some(Scalar::U(u)) => Some(i64::try_from(u).map_err(|_| bad())?),
-        Some(Scalar::F(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
-            Some(f as i64)
-        }
-        Some(Scalar::S(s)) if s.trim().is_empty() => None,
-        Some(Scalar::S(s)) => Some(s.trim().parse().map_err(|_| bad())?),
-        Some(_) => return Err(bad()),
-    })
-}
-
-/// A required integer, as [`int_opt`] reads it.
-pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
-    int_opt(d)?.ok_or_else(|| serde::de::Error::custom("missing integer"))
-}
-
-/// An optional string that E*TRADE sometimes sends as a number (`transactionId`, `storeId`).
-pub fn string_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Option::<Scalar>::deserialize(d)? {
-        None => None,
-        Some(Scalar::S(s)) => Some(s),
-        Some(Scalar::I(i)) => Some(i.to_string()),
-        Some(Scalar::U(u)) => Some(u.to_string()),
-        Some(Scalar::F(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
-            Some((f as i64).to_string())
-        }
-        Some(_) => return Err(serde::de::Error::custom("not a string")),
-    })
-}
-
-/// A required string, as [`string_opt`] reads it.
-pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    string_opt(d)?.ok_or_else(|| serde::de::Error::custom("missing string"))
-}
-
-/// An optional boolean sent as `true`, `"true"`, `"Y"` or `1`.
-pub fn bool_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    Ok(match Option::<Scalar>::deserialize(d)? {
-        None => None,
-        Some(Scalar::B(b)) => Some(b),
-        Some(Scalar::I(i)) => Some(i != 0),
-        Some(Scalar::U(u)) => Some(u != 0),
-        Some(Scalar::S(s)) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "y" | "yes" | "1" => Some(true),
-            "false" | "n" | "no" | "0" => Some(false),
-            "" => None,
-            _ => return Err(serde::de::Error::custom("not a boolean")),
-        },
-        Some(_) => return Err(serde::de::Error::custom("not a boolean")),
-    })
-}
-
-/// An epoch time whose unit E*TRADE does not document (balance `asOfDate`, lending dates):
-/// values above 10^11 are milliseconds (after 1973), smaller ones seconds; 0 → null.
-pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let n = int_opt(d).unwrap_or(None);
-    Ok(n.filter(|n| *n > 0).and_then(|n| {
-        let t = if n >= 100_000_000_000 {
-            jiff::Timestamp::from_millisecond(n).ok()
-        } else {
-            jiff::Timestamp::from_second(n).ok()
-        };
-        t.map(crate::envelope::rfc3339_seconds)
-    }))
-}
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -6,69 +6,10 @@
 
 use super::epoch_seconds_opt;
 use super::money::decimal_opt;
+use super::scalars::{flag_opt, int_opt, text_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize};
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Scalar {
-    B(bool),
-    I(i64),
-    U(u64),
-    F(f64),
-    S(String),
-}
-
-/// An optional integer: a JSON number (a float with no fraction too) or a numeric string;
-/// absent, null or an empty string → None.
-pub fn int_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    let bad = || serde::de::Error::custom("not an integer");
-    Ok(match Option::<Scalar>::deserialize(d)? {
-        None => None,
-        Some(Scalar::I(i)) => Some(i),
-        Some(Scalar::U(u)) => Some(i64::try_from(u).map_err(|_| bad())?),
-        Some(Scalar::F(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
-            Some(f as i64)
-        }
-        Some(Scalar::S(s)) if s.trim().is_empty() => None,
-        Some(Scalar::S(s)) => Some(s.trim().parse().map_err(|_| bad())?),
-        Some(_) => return Err(bad()),
-    })
-}
-
-/// A required integer (number or numeric string).
-pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
-    int_opt(d)?.ok_or_else(|| serde::de::Error::custom("missing integer"))
-}
-
-/// An optional flag: a JSON boolean or E*TRADE's string flags (`"true"`/`"false"`,
-/// `"y"`/`"n"`); anything else (an empty string) → None.
-pub fn flag_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    Ok(match Option::<Scalar>::deserialize(d)? {
-        Some(Scalar::B(b)) => Some(b),
-        Some(Scalar::S(s)) => match s.trim().to_ascii_lowercase().as_str() {
-            "true" | "y" | "yes" => Some(true),
-            "false" | "n" | "no" => Some(false),
-            _ => None,
-        },
-        Some(Scalar::I(i)) => Some(i != 0),
-        _ => None,
-    })
-}
-
-/// An optional string that E*TRADE may send as a number (error and message codes).
-pub fn text_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Option::<Scalar>::deserialize(d)? {
-        None => None,
-        Some(Scalar::S(s)) if s.trim().is_empty() => None,
-        Some(Scalar::S(s)) => Some(s),
-        Some(Scalar::I(i)) => Some(i.to_string()),
-        Some(Scalar::U(u)) => Some(u.to_string()),
-        Some(Scalar::F(f)) => Some(f.to_string()),
-        Some(Scalar::B(b)) => Some(b.to_string()),
-    })
-}
 
 /// One E*TRADE `Message` (`description`, `code`, `type` WARNING|INFO|INFO_HOLD|ERROR).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]

@@ -6,7 +6,8 @@
 
 use super::epoch_millis_opt;
 use super::money::decimal_opt;
-use super::portfolio::{Product, bool_opt, int_opt, string, string_opt};
+use super::portfolio::Product;
+use super::scalars::{bool_opt, int_opt, string, string_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,114 @@
+//! Lenient scalars from the wire: E*TRADE sends numbers as strings and strings as numbers,
+//! flags as booleans or `"y"`/`"true"`, and times of undocumented units. One reading for
+//! every model.
+
+use serde::{Deserialize, Deserializer};
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    B(bool),
+    I(i64),
+    U(u64),
+    F(f64),
+    S(String),
+}
+
+/// An optional integer sent as a number (possibly `53.0`) or a numeric string; blank → None.
+pub fn int_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    let bad = || serde::de::Error::custom("not an integer");
+    Ok(match Option::<Scalar>::deserialize(d)? {
+        None => None,
+        Some(Scalar::I(i)) => Some(i),
+        Some(Scalar::U(u)) => Some(i64::try_from(u).map_err(|_| bad())?),
+        Some(Scalar::F(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
+            Some(f as i64)
+        }
+        Some(Scalar::S(s)) if s.trim().is_empty() => None,
+        Some(Scalar::S(s)) => Some(s.trim().parse().map_err(|_| bad())?),
+        Some(_) => return Err(bad()),
+    })
+}
+
+/// A required integer, as [`int_opt`] reads it.
+pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    int_opt(d)?.ok_or_else(|| serde::de::Error::custom("missing integer"))
+}
+
+/// An optional string that E*TRADE sometimes sends as a number (`transactionId`, `storeId`).
+pub fn string_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<Scalar>::deserialize(d)? {
+        None => None,
+        Some(Scalar::S(s)) => Some(s),
+        Some(Scalar::I(i)) => Some(i.to_string()),
+        Some(Scalar::U(u)) => Some(u.to_string()),
+        Some(Scalar::F(f)) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
+            Some((f as i64).to_string())
+        }
+        Some(_) => return Err(serde::de::Error::custom("not a string")),
+    })
+}
+
+/// A required string, as [`string_opt`] reads it.
+pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    string_opt(d)?.ok_or_else(|| serde::de::Error::custom("missing string"))
+}
+
+/// An optional boolean sent as `true`, `"true"`, `"Y"` or `1`.
+pub fn bool_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    Ok(match Option::<Scalar>::deserialize(d)? {
+        None => None,
+        Some(Scalar::B(b)) => Some(b),
+        Some(Scalar::I(i)) => Some(i != 0),
+        Some(Scalar::U(u)) => Some(u != 0),
+        Some(Scalar::S(s)) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "y" | "yes" | "1" => Some(true),
+            "false" | "n" | "no" | "0" => Some(false),
+            "" => None,
+            _ => return Err(serde::de::Error::custom("not a boolean")),
+        },
+        Some(_) => return Err(serde::de::Error::custom("not a boolean")),
+    })
+}
+
+/// An epoch time whose unit E*TRADE does not document (balance `asOfDate`, lending dates):
+/// values above 10^11 are milliseconds (after 1973), smaller ones seconds; 0 → null.
+pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let n = int_opt(d).unwrap_or(None);
+    Ok(n.filter(|n| *n > 0).and_then(|n| {
+        let t = if n >= 100_000_000_000 {
+            jiff::Timestamp::from_millisecond(n).ok()
+        } else {
+            jiff::Timestamp::from_second(n).ok()
+        };
+        t.map(crate::envelope::rfc3339_seconds)
+    }))
+}
+
+/// An optional flag: a JSON boolean or E*TRADE's string flags (`"true"`/`"false"`,
+/// `"y"`/`"n"`); anything else (an empty string) → None.
+pub fn flag_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    Ok(match Option::<Scalar>::deserialize(d)? {
+        Some(Scalar::B(b)) => Some(b),
+        Some(Scalar::S(s)) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "y" | "yes" => Some(true),
+            "false" | "n" | "no" => Some(false),
+            _ => None,
+        },
+        Some(Scalar::I(i)) => Some(i != 0),
+        _ => None,
+    })
+}
+
+/// An optional string that E*TRADE may send as a number (error and message codes).
+pub fn text_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<Scalar>::deserialize(d)? {
+        None => None,
+        Some(Scalar::S(s)) if s.trim().is_empty() => None,
+        Some(Scalar::S(s)) => Some(s),
+        Some(Scalar::I(i)) => Some(i.to_string()),
+        Some(Scalar::U(u)) => Some(u.to_string()),
+        Some(Scalar::F(f)) => Some(f.to_string()),
+        Some(Scalar::B(b)) => Some(b.to_string()),
+    })
+}
