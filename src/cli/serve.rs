@@ -70,7 +70,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     rt.block_on(async move {
         let shutdown = CancellationToken::new();
-        tokio::spawn(cancel_on_signal(shutdown.clone()));
+        // Installed before anything is announced, so a signal right after start is handled.
+        install_signal_handlers(shutdown.clone())?;
         if let Some(session) = keepalive {
             tokio::spawn(keep_alive(session, shutdown.clone()));
         }
@@ -143,22 +144,28 @@ async fn keep_alive(session: Arc<EtradeSession>, shutdown: CancellationToken) {
     }
 }
 
-async fn cancel_on_signal(shutdown: CancellationToken) {
+/// Register SIGINT/SIGTERM now (registration is what makes them catchable) and cancel
+/// `shutdown` when one arrives.
+fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let Ok(mut term) = signal(SignalKind::terminate()) else {
-            let _ = tokio::signal::ctrl_c().await;
+        let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            tracing::info!("shutdown signal received");
             shutdown.cancel();
-            return;
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
+        });
     }
     #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
-    tracing::info!("shutdown signal received");
-    shutdown.cancel();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutdown signal received");
+        shutdown.cancel();
+    });
+    Ok(())
 }
