@@ -3,7 +3,6 @@
 mod common;
 
 use common::sandbox::Sandbox;
-use fake_etrade::{Fault, OauthProblem};
 use serde_json::json;
 
 const TRADING: &str = "JIdOIAcSpwR1Jva7RQBraQ";
@@ -89,20 +88,10 @@ async fn balances_broker_errors() {
     assert_eq!(e["broker_code"], "100");
     assert_eq!(e["broker_message"], "Account key does not belong to user.");
     assert_eq!(e["status_code"], 400);
-    for (fault, code) in [
-        (Fault::Status5xx(500), "service_unavailable"),
-        (
-            Fault::Unauthorized(OauthProblem::TokenExpired),
-            "authorization_expired",
-        ),
-        (Fault::MalformedJson, "invalid_broker_response"),
-    ] {
-        s.fake
-            .inject_fault("GET /v1/accounts/*/balance", fault, Some(1));
-        let (err, p) = s
-            .call("get_account_balances", json!({"account_id_key": TRADING}))
-            .await;
-        assert!(err);
-        assert_eq!(p["error"]["code"], code, "{p}");
-    }
+    s.expect_broker_faults(
+        "GET /v1/accounts/*/balance",
+        "get_account_balances",
+        json!({"account_id_key": TRADING}),
+    )
+    .await;
 }

@@ -3,7 +3,6 @@
 mod common;
 
 use common::sandbox::Sandbox;
-use fake_etrade::{Fault, OauthProblem};
 
 #[tokio::test]
 async fn list_accounts_success_invalid_and_errors() {
@@ -15,17 +14,10 @@ async fn list_accounts_success_invalid_and_errors() {
     let (err, p) = s.call("list_accounts", serde_json::json!({"x": 1})).await;
     assert!(err);
     assert_eq!(p["error"]["code"], "invalid_input");
-    for (fault, code) in [
-        (Fault::Status5xx(500), "service_unavailable"),
-        (
-            Fault::Unauthorized(OauthProblem::TokenExpired),
-            "authorization_expired",
-        ),
-        (Fault::MalformedJson, "invalid_broker_response"),
-    ] {
-        s.fake.inject_fault("GET /v1/accounts/list", fault, Some(1));
-        let (err, p) = s.call("list_accounts", serde_json::json!({})).await;
-        assert!(err);
-        assert_eq!(p["error"]["code"], code);
-    }
+    s.expect_broker_faults(
+        "GET /v1/accounts/list",
+        "list_accounts",
+        serde_json::json!({}),
+    )
+    .await;
 }

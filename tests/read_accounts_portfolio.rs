@@ -194,22 +194,12 @@ async fn portfolio_broker_errors() {
         p["error"]["broker_message"],
         "Account key does not belong to user."
     );
-    for (fault, code) in [
-        (Fault::Status5xx(500), "service_unavailable"),
-        (
-            Fault::Unauthorized(OauthProblem::TokenExpired),
-            "authorization_expired",
-        ),
-        (Fault::MalformedJson, "invalid_broker_response"),
-    ] {
-        s.fake
-            .inject_fault("GET /v1/accounts/*/portfolio", fault, Some(1));
-        let (err, p) = s
-            .call("get_portfolio", json!({"account_id_key": TRADING}))
-            .await;
-        assert!(err);
-        assert_eq!(p["error"]["code"], code, "{p}");
-    }
+    s.expect_broker_faults(
+        "GET /v1/accounts/*/portfolio",
+        "get_portfolio",
+        json!({"account_id_key": TRADING}),
+    )
+    .await;
 }
 
 #[tokio::test]

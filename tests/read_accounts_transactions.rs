@@ -247,22 +247,12 @@ async fn transactions_broker_errors() {
     assert!(err);
     assert_eq!(p["error"]["code"], "broker_rejection");
     assert!(p["error"]["broker_message"].is_string());
-    for (fault, code) in [
-        (Fault::Status5xx(500), "service_unavailable"),
-        (
-            Fault::Unauthorized(OauthProblem::TokenExpired),
-            "authorization_expired",
-        ),
-        (Fault::MalformedJson, "invalid_broker_response"),
-    ] {
-        s.fake
-            .inject_fault("GET /v1/accounts/*/transactions", fault, Some(1));
-        let (err, p) = s
-            .call("list_transactions", json!({"account_id_key": TRADING}))
-            .await;
-        assert!(err);
-        assert_eq!(p["error"]["code"], code, "{p}");
-    }
+    s.expect_broker_faults(
+        "GET /v1/accounts/*/transactions",
+        "list_transactions",
+        json!({"account_id_key": TRADING}),
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -69,19 +69,8 @@ async fn list_alerts_filters_and_the_empty_inbox() {
     }
     assert_eq!(s.fake.count("GET", "/v1/user/alerts"), before);
 
-    for (fault, code) in [
-        (Fault::Status5xx(500), "service_unavailable"),
-        (
-            Fault::Unauthorized(OauthProblem::TokenExpired),
-            "authorization_expired",
-        ),
-        (Fault::MalformedJson, "invalid_broker_response"),
-    ] {
-        s.fake.inject_fault("GET /v1/user/alerts", fault, Some(1));
-        let (err, p) = s.call("list_alerts", json!({})).await;
-        assert!(err);
-        assert_eq!(p["error"]["code"], code, "{p}");
-    }
+    s.expect_broker_faults("GET /v1/user/alerts", "list_alerts", json!({}))
+        .await;
 }
 
 #[tokio::test]

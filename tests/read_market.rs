@@ -4,25 +4,7 @@
 mod common;
 
 use common::sandbox::Sandbox;
-use fake_etrade::{Fault, OauthProblem};
 use serde_json::{Value, json};
-
-/// 5xx, an expired token and malformed JSON on `pattern`, each once.
-async fn broker_faults(s: &Sandbox, pattern: &str, tool: &str, args: Value) {
-    for (fault, code) in [
-        (Fault::Status5xx(500), "service_unavailable"),
-        (
-            Fault::Unauthorized(OauthProblem::TokenExpired),
-            "authorization_expired",
-        ),
-        (Fault::MalformedJson, "invalid_broker_response"),
-    ] {
-        s.fake.inject_fault(pattern, fault, Some(1));
-        let (err, p) = s.call(tool, args.clone()).await;
-        assert!(err, "{tool}: {p}");
-        assert_eq!(p["error"]["code"], code, "{tool}: {p}");
-    }
-}
 
 fn invalid(p: &Value) -> &Vec<Value> {
     assert_eq!(p["error"]["code"], "invalid_input", "{p}");
@@ -159,8 +141,7 @@ async fn get_quotes_reports_bad_symbols_next_to_good_quotes() {
     assert_eq!(p["error"]["broker_code"], "1019");
     assert_eq!(p["error"]["broker_message"], "Invalid symbol.");
 
-    broker_faults(
-        &s,
+    s.expect_broker_faults(
         "GET /v1/market/quote/*",
         "get_quotes",
         json!({"symbols": ["AAPL"]}),
@@ -203,8 +184,7 @@ async fn lookup_product_matches_names() {
         assert!(err);
         invalid(&p);
     }
-    broker_faults(
-        &s,
+    s.expect_broker_faults(
         "GET /v1/market/lookup/*",
         "lookup_product",
         json!({"search": "apple"}),
@@ -337,15 +317,13 @@ async fn option_expiries_and_chains_with_greeks() {
     assert!(err);
     assert_eq!(p["error"]["code"], "broker_rejection");
     assert!(p["error"]["broker_message"].is_string());
-    broker_faults(
-        &s,
+    s.expect_broker_faults(
         "GET /v1/market/optionchains",
         "get_option_chains",
         json!({"symbol": "IBM"}),
     )
     .await;
-    broker_faults(
-        &s,
+    s.expect_broker_faults(
         "GET /v1/market/optionexpiredate",
         "get_option_expire_dates",
         json!({"symbol": "IBM"}),

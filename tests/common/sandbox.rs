@@ -100,6 +100,27 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// The broker failures every read tool must classify: 5xx, an expired token and
+    /// malformed JSON on `pattern`, each injected once.
+    pub async fn expect_broker_faults(&self, pattern: &str, tool: &str, args: Value) {
+        use fake_etrade::{Fault, OauthProblem};
+        for (fault, code) in [
+            (Fault::Status5xx(500), "service_unavailable"),
+            (
+                Fault::Unauthorized(OauthProblem::TokenExpired),
+                "authorization_expired",
+            ),
+            (Fault::MalformedJson, "invalid_broker_response"),
+        ] {
+            self.fake.inject_fault(pattern, fault, Some(1));
+            let (err, p) = self.call(tool, args.clone()).await;
+            assert!(err, "{tool}: {p}");
+            assert_eq!(p["error"]["code"], code, "{tool}: {p}");
+        }
+    }
+}
+
 impl Drop for Sandbox {
     fn drop(&mut self) {
         if let Ok(store) = KeyringStore::linux_keyutils() {
