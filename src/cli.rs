@@ -102,6 +102,9 @@ pub struct ServeArgs {
     /// Grant the `alerts_delete` permission: delete alerts.
     #[arg(long)]
     allow_alert_deletion: bool,
+    /// Required with --allow-trading in the production environment: real orders, real money.
+    #[arg(long)]
+    confirm_production: bool,
     /// Renew the E*TRADE token shortly before its two-hour idle deadline while the server
     /// runs (off by default: it keeps a session alive without any request from you).
     #[arg(long)]

@@ -96,3 +96,39 @@ async fn sigterm_shuts_the_http_server_down_gracefully() {
         .expect("wait");
     assert!(status.success(), "clean exit: {status:?}");
 }
+
+#[tokio::test]
+async fn production_trading_needs_explicit_confirmation() {
+    let home = home();
+    let refused = command(
+        &home,
+        &["serve", "--environment", "production", "--allow-trading"],
+    )
+    .output()
+    .await
+    .expect("run");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("--confirm-production"), "{err}");
+
+    let client = stdio_client(
+        &home,
+        &[
+            "--environment",
+            "production",
+            "--allow-trading",
+            "--confirm-production",
+        ],
+    )
+    .await;
+    let r = call(&client, "server_status", serde_json::json!({}))
+        .await
+        .expect("call");
+    let p = payload(&r);
+    assert_eq!(p["meta"]["environment"], "production");
+    let trade = p["data"]["permissions"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["name"] == "trade").cloned())
+        .expect("trade listed");
+    assert_eq!(trade["granted"], true);
+}

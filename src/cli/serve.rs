@@ -18,6 +18,14 @@ use tokio_util::sync::CancellationToken;
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let setup = Setup::resolve(args.environment.map(Into::into), args.profile.clone())?;
     let settings = setup.settings.clone();
+    if settings.environment == Environment::Production
+        && args.allow_trading
+        && !args.confirm_production
+    {
+        anyhow::bail!(
+            "--allow-trading in the production environment places real orders with real money; add --confirm-production to start anyway"
+        );
+    }
     let granted = granted_permissions(&args);
     let credential_key = setup.credential_key()?;
     let credentials = credential_store(args.credential_store);
