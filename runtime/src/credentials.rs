@@ -10,7 +10,7 @@ mod record;
 mod secret;
 
 pub use coordination::{CoordinationError, Coordinator, CredentialLock, DEFAULT_LOCK_TIMEOUT};
-pub use estimate::{CredentialEstimate, CredentialState, estimate};
+pub use estimate::{CredentialEstimate, CredentialState, estimate, state_of};
 pub use keyring::KeyringStore;
 pub use record::StoredCredentials;
 pub use secret::Secret;

@@ -3,7 +3,7 @@
 use super::setup::{Setup, credential_store};
 use super::{AuthArgs, AuthCommand, AuthTarget};
 use anyhow::Context;
-use runtime::auth_flow::{AuthContext, Consumer, login_command};
+use runtime::auth_flow::{AuthContext, Consumer};
 use runtime::config::Environment;
 use runtime::credentials::{CredentialEstimate, CredentialState, Secret};
 use runtime::endpoints::Endpoints;
@@ -176,9 +176,4 @@ fn describe(e: &CredentialEstimate) -> String {
 fn fail(e: &runtime::auth_flow::AuthError) -> anyhow::Result<ExitCode> {
     eprintln!("etrade: {e}");
     Ok(ExitCode::FAILURE)
-}
-
-#[allow(dead_code)]
-fn hint(ctx: &AuthContext) -> String {
-    login_command(&ctx.key)
 }

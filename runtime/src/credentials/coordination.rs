@@ -26,8 +26,6 @@ pub enum CoordinationError {
         path: PathBuf,
         kind: std::io::ErrorKind,
     },
-    #[error("the credentials for {0} changed while this operation was in progress")]
-    ConcurrentChange(String),
 }
 
 /// Held while changing one entry; released on drop (or when the process dies).

@@ -101,6 +101,20 @@ pub fn estimate(
     report
 }
 
+/// The state alone, for credentials already in hand (the E*TRADE session judges every call
+/// this way, without reading the store again).
+pub fn state_of(
+    credentials: &StoredCredentials,
+    key: &CredentialKey,
+    now: Timestamp,
+) -> CredentialState {
+    let mut expires_at = None;
+    match judge(credentials, key, now, &mut expires_at) {
+        Ok((state, _)) => state,
+        Err(TimeZoneUnavailable) => CredentialState::Unavailable,
+    }
+}
+
 struct TimeZoneUnavailable;
 
 fn judge(

@@ -7,8 +7,7 @@ use super::client::EtradeHttp;
 use super::limiter::Module;
 use crate::broker_message::KnownSecrets;
 use crate::credentials::{
-    CoordinationError, Coordinator, CredentialKey, CredentialState, CredentialStore,
-    StoredCredentials, estimate,
+    Coordinator, CredentialKey, CredentialState, CredentialStore, StoredCredentials, state_of,
 };
 use crate::error_mapping::{BrokerFailure, OauthProblem, Operation, to_tool_error};
 use crate::errors::ToolError;
@@ -65,7 +64,7 @@ impl EtradeSession {
         let secrets = known_secrets(&creds);
         let map = |f: &BrokerFailure| to_tool_error(f, request.operation, &secrets);
         let now = (self.clock)();
-        let creds = match estimate_state(&creds, now) {
+        let creds = match state_of(&creds, &self.key, now) {
             CredentialState::Expired => {
                 return Err(map(&BrokerFailure::TokenExpired));
             }
@@ -97,7 +96,7 @@ impl EtradeSession {
     pub async fn keep_alive(&self, margin: std::time::Duration) -> Result<bool, ToolError> {
         let creds = self.load().await?;
         let now = (self.clock)();
-        if estimate_state(&creds, now) != CredentialState::Active {
+        if state_of(&creds, &self.key, now) != CredentialState::Active {
             return Ok(false);
         }
         let Some(last) = creds.last_used_at.or(creds.authorized_at) else {
@@ -109,16 +108,8 @@ impl EtradeSession {
             return Ok(false);
         }
         let secrets = known_secrets(&creds);
-        self.renew_locked_unconditionally(&creds, &secrets).await?;
+        self.renew_inner(&creds, &secrets, true).await?;
         Ok(true)
-    }
-
-    async fn renew_locked_unconditionally(
-        &self,
-        seen: &StoredCredentials,
-        secrets: &KnownSecrets,
-    ) -> Result<StoredCredentials, ToolError> {
-        self.renew_inner(seen, secrets, true).await
     }
 
     async fn send(
@@ -171,7 +162,10 @@ impl EtradeSession {
             .filter(StoredCredentials::has_access_token)
             .ok_or_else(|| credential_error(&BrokerFailure::CredentialsMissing))?;
         let now = (self.clock)();
-        if !always && &current != seen && estimate_state(&current, now) == CredentialState::Active {
+        if !always
+            && &current != seen
+            && state_of(&current, &self.key, now) == CredentialState::Active
+        {
             drop(lock);
             return Ok(current);
         }
@@ -230,13 +224,7 @@ impl EtradeSession {
         tokio::task::spawn_blocking(move || coordinator.lock(&key))
             .await
             .map_err(|_| ToolError::internal())?
-            .map_err(|e| {
-                let failure = match e {
-                    CoordinationError::ConcurrentChange(_) => BrokerFailure::ConcurrentChange,
-                    _ => BrokerFailure::LockTimeout,
-                };
-                credential_error(&failure)
-            })
+            .map_err(|_| credential_error(&BrokerFailure::LockTimeout))
     }
 }
 
@@ -258,42 +246,4 @@ pub fn known_secrets(c: &StoredCredentials) -> KnownSecrets {
     v.extend(c.access_token.as_ref().map(|s| s.expose()));
     v.extend(c.access_token_secret.as_ref().map(|s| s.expose()));
     KnownSecrets::new(v)
-}
-
-/// The local estimate for credentials already in hand.
-fn estimate_state(c: &StoredCredentials, now: jiff::Timestamp) -> CredentialState {
-    estimate(&Snapshot(c.clone()), &placeholder_key(), now).state
-}
-
-fn placeholder_key() -> CredentialKey {
-    // The estimate reads the key only to word its detail text, which is unused here.
-    match CredentialKey::new(crate::config::Environment::Sandbox, "session") {
-        Ok(k) => k,
-        Err(_) => unreachable!("constant profile name is valid"),
-    }
-}
-
-/// A one-entry store over credentials already loaded.
-struct Snapshot(StoredCredentials);
-
-impl CredentialStore for Snapshot {
-    fn load(
-        &self,
-        _: &CredentialKey,
-    ) -> Result<Option<StoredCredentials>, crate::credentials::StoreError> {
-        Ok(Some(self.0.clone()))
-    }
-    fn save(
-        &self,
-        _: &CredentialKey,
-        _: &StoredCredentials,
-    ) -> Result<(), crate::credentials::StoreError> {
-        Ok(())
-    }
-    fn delete(&self, _: &CredentialKey) -> Result<(), crate::credentials::StoreError> {
-        Ok(())
-    }
-    fn backend_name(&self) -> &'static str {
-        "snapshot"
-    }
 }
