@@ -25,6 +25,7 @@ pub mod oauth;
 pub mod paths;
 pub mod server;
 pub mod status;
+pub mod trading;
 pub mod validation;
 
 #[doc(hidden)]

@@ -1,0 +1,10 @@
+//! Order and alert mutations: the order model the broker bodies are built from, domain
+//! validation, the trading policy, the market calendar, the redb store of previews, the
+//! mutation journal and daily usage, and reconciliation of uncertain outcomes.
+
+pub mod calendar;
+pub mod policy;
+pub mod store;
+pub mod types;
+
+pub use types::*;

@@ -1,0 +1,203 @@
+//! Records shared by the store, the policy and the handlers. They are stored in redb as
+//! JSON, so field names are part of the on-disk format: add fields with `#[serde(default)]`.
+
+use jiff::Timestamp;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// What an order looks like to the policy and to reconciliation: enough to recognise it
+/// in E*TRADE's order list, and to judge its size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderSummary {
+    /// E*TRADE's orderType: EQ, OPTN, SPREADS, BUY_WRITES, BUTTERFLY, ...
+    pub order_type: String,
+    pub price_type: String,
+    pub order_term: String,
+    pub market_session: String,
+    pub limit_price: Option<Decimal>,
+    pub stop_price: Option<Decimal>,
+    pub all_or_none: bool,
+    pub legs: Vec<LegSummary>,
+    /// Best estimate of the order's value in dollars (E*TRADE's preview estimate when it
+    /// gave one, else quantity × price × multiplier); None when nothing gives a price.
+    pub estimated_notional: Option<Decimal>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegSummary {
+    pub symbol: String,
+    /// EQ or OPTN.
+    pub security_type: String,
+    pub order_action: String,
+    pub quantity: Decimal,
+    /// Options only.
+    pub call_put: Option<String>,
+    pub expiration: Option<jiff::civil::Date>,
+    pub strike_price: Option<Decimal>,
+}
+
+impl OrderSummary {
+    /// Total quantity over all legs (shares or contracts).
+    pub fn total_quantity(&self) -> Decimal {
+        self.legs.iter().map(|l| l.quantity).sum()
+    }
+}
+
+/// Whether a preview is for a new order or for changing an existing one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PreviewKind {
+    New,
+    Change { order_id: i64 },
+}
+
+/// One `PreviewIds[]` entry of E*TRADE's preview response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerPreviewId {
+    pub preview_id: i64,
+    pub cash_margin: Option<String>,
+}
+
+/// The exact request a preview covered; `place_*` sends `order_fields` unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewRecord {
+    /// Our id, handed to the host (not E*TRADE's previewId).
+    pub preview_id: String,
+    pub kind: PreviewKind,
+    pub environment: String,
+    pub profile: String,
+    pub account_id_key: String,
+    /// The JSON members inside `PreviewOrderRequest` exactly as sent, without the outer
+    /// braces (`"orderType":"EQ","clientOrderId":"…","Order":[…]`), so the place body is
+    /// the same bytes with the `PreviewIds` member added.
+    pub order_fields: String,
+    pub broker_preview_ids: Vec<BrokerPreviewId>,
+    /// Hex SHA-256 of the canonical tool arguments.
+    pub arguments_hash: String,
+    pub client_order_id: String,
+    pub summary: OrderSummary,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+    pub used_at: Option<Timestamp>,
+    /// The journal entry of the placement that used it.
+    pub used_by: Option<u64>,
+}
+
+/// The mutation a journal entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MutationKind {
+    PlaceOrder,
+    CancelOrder,
+    PlaceChangeOrder,
+    DeleteAlerts,
+}
+
+impl MutationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MutationKind::PlaceOrder => "place_order",
+            MutationKind::CancelOrder => "cancel_order",
+            MutationKind::PlaceChangeOrder => "place_change_order",
+            MutationKind::DeleteAlerts => "delete_alerts",
+        }
+    }
+}
+
+/// What is written before the request is sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalIntent {
+    pub kind: MutationKind,
+    pub environment: String,
+    pub profile: String,
+    pub account_id_key: Option<String>,
+    pub preview_id: Option<String>,
+    pub client_order_id: Option<String>,
+    /// The order a cancel or change acts on.
+    pub target_order_id: Option<i64>,
+    pub alert_ids: Vec<i64>,
+    pub summary: Option<OrderSummary>,
+    pub intent_at: Timestamp,
+}
+
+/// What happened, as far as this server knows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Sent (or about to be); no answer recorded yet.
+    Pending,
+    Succeeded {
+        at: Timestamp,
+        /// The new order id of a placement or change.
+        order_id: Option<i64>,
+        /// Alert ids deleted (delete_alerts).
+        #[serde(default)]
+        deleted_alert_ids: Vec<i64>,
+    },
+    /// The broker answered with a definite refusal (nothing happened).
+    Failed {
+        at: Timestamp,
+        code: String,
+        #[serde(default)]
+        failed_alert_ids: Vec<i64>,
+        #[serde(default)]
+        deleted_alert_ids: Vec<i64>,
+    },
+    /// It may or may not have taken effect.
+    Uncertain { at: Timestamp, reason: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReconcileStatus {
+    Found,
+    NotFound,
+    Unknown,
+}
+
+impl ReconcileStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReconcileStatus::Found => "found",
+            ReconcileStatus::NotFound => "not_found",
+            ReconcileStatus::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reconciliation {
+    pub status: ReconcileStatus,
+    pub at: Timestamp,
+    /// The matching order from E*TRADE's list (client model JSON), when found.
+    pub order: Option<serde_json::Value>,
+    /// Why the answer is `unknown` (e.g. the order list could not be read).
+    pub note: Option<String>,
+}
+
+/// One journal entry: the intent plus what was learned afterwards.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// Increasing, unique per store.
+    pub id: u64,
+    pub intent: JournalIntent,
+    pub outcome: Outcome,
+    pub reconciliation: Option<Reconciliation>,
+}
+
+/// Counters the per-day policy limits read, per environment/profile/account and
+/// America/New_York trading day.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DailyUsage {
+    pub orders: u32,
+    pub notional: Decimal,
+}
+
+/// A trading-policy refusal: `execution_disabled`, with a message naming the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyRefusal {
+    /// The config key of the rule, e.g. `max_daily_orders`.
+    pub rule: &'static str,
+    /// One sentence for the host, naming the rule; no submitted values.
+    pub message: String,
+}
