@@ -1161,3 +1161,542 @@ fn get_alert_details_annotations_agree_with_permission() {
     let d = g::TOOLS.iter().find(|d| d.name == "get_alert_details").expect("descriptor");
     __check_annotations(d);
 }
+
+#[test]
+fn preview_order_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"170.00\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"170.00\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+            "preview_order", e
+        );
+    }
+    let args = __args(
+        "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"clientOrderId\":\"A1B2C3\",\"marketSession\":\"REGULAR\",\"orderAction\":\"SELL\",\"orderTerm\":\"GOOD_FOR_DAY\",\"orderType\":\"EQ\",\"priceType\":\"MARKET\",\"quantity\":\"5\",\"symbol\":\"MSFT\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"clientOrderId\":\"A1B2C3\",\"marketSession\":\"REGULAR\",\"orderAction\":\"SELL\",\"orderTerm\":\"GOOD_FOR_DAY\",\"orderType\":\"EQ\",\"priceType\":\"MARKET\",\"quantity\":\"5\",\"symbol\":\"MSFT\"}}",
+            "preview_order", e
+        );
+    }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"call_put\":\"CALL\",\"expiration\":\"2099-01-16\",\"limit_price\":\"2.50\",\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"LIMIT\",\"quantity\":\"1\",\"strike_price\":\"180\",\"symbol\":\"AAPL\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"call_put\":\"CALL\",\"expiration\":\"2099-01-16\",\"limit_price\":\"2.50\",\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"LIMIT\",\"quantity\":\"1\",\"strike_price\":\"180\",\"symbol\":\"AAPL\"}}",
+            "preview_order", e
+        );
+    }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"legs\":[{\"call_put\":\"CALL\",\"expiration\":\"2099-01-16\",\"order_action\":\"BUY_OPEN\",\"quantity\":\"1\",\"security_type\":\"OPTN\",\"strike_price\":\"180\",\"symbol\":\"AAPL\"},{\"call_put\":\"CALL\",\"expiration\":\"2099-01-16\",\"order_action\":\"SELL_OPEN\",\"quantity\":\"1\",\"security_type\":\"OPTN\",\"strike_price\":\"185\",\"symbol\":\"AAPL\"}],\"limit_price\":\"1.20\",\"order_type\":\"SPREADS\",\"price_type\":\"NET_DEBIT\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"legs\":[{\"call_put\":\"CALL\",\"expiration\":\"2099-01-16\",\"order_action\":\"BUY_OPEN\",\"quantity\":\"1\",\"security_type\":\"OPTN\",\"strike_price\":\"180\",\"symbol\":\"AAPL\"},{\"call_put\":\"CALL\",\"expiration\":\"2099-01-16\",\"order_action\":\"SELL_OPEN\",\"quantity\":\"1\",\"security_type\":\"OPTN\",\"strike_price\":\"185\",\"symbol\":\"AAPL\"}],\"limit_price\":\"1.20\",\"order_type\":\"SPREADS\",\"price_type\":\"NET_DEBIT\"}}",
+            "preview_order", e
+        );
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"0\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"0\",\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"0\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":10,\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":10,\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":10,\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"legs\":[],\"order_type\":\"SPREADS\",\"price_type\":\"NET_EVEN\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"legs\":[],\"order_type\":\"SPREADS\",\"price_type\":\"NET_EVEN\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"legs\":[],\"order_type\":\"SPREADS\",\"price_type\":\"NET_EVEN\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"client_order_id\":\"not-alnum!\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"client_order_id\":\"not-alnum!\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"client_order_id\":\"not-alnum!\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"routing\":\"AUTO\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"routing\":\"AUTO\",\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"routing\":\"AUTO\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn preview_order_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "preview_order").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn place_order_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-0123456789abcdef\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_place_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-0123456789abcdef\"}",
+            "place_order", e
+        );
+    }
+    match g::parse_place_order(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "place_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"
+            )
+        }
+    }
+    match g::parse_place_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":266606056106}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":266606056106}",
+                "place_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":266606056106}"
+            )
+        }
+    }
+    match g::parse_place_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-1\",\"request\":{}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-1\",\"request\":{}}",
+                "place_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-1\",\"request\":{}}"
+            )
+        }
+    }
+}
+
+#[test]
+fn place_order_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "place_order").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn cancel_order_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_cancel_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677}",
+            "cancel_order", e
+        );
+    }
+    let args = __args("{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"orderId\":677}");
+    if let ::core::result::Result::Err(e) = g::parse_cancel_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"orderId\":677}",
+            "cancel_order", e
+        );
+    }
+    match g::parse_cancel_order(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":\"677\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":\"677\"}",
+                "cancel_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":\"677\"}"
+            )
+        }
+    }
+    match g::parse_cancel_order(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":0}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":0}",
+                "cancel_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":0}"
+            )
+        }
+    }
+}
+
+#[test]
+fn cancel_order_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "cancel_order").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn preview_change_order_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677,\"request\":{\"limit_price\":\"169.50\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_change_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677,\"request\":{\"limit_price\":\"169.50\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+            "preview_change_order", e
+        );
+    }
+    match g::parse_preview_change_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"169.50\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"169.50\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+                "preview_change_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"169.50\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_change_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677,\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"STOP\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677,\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"STOP\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+                "preview_change_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677,\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"STOP\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+}
+
+#[test]
+fn preview_change_order_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "preview_change_order")
+        .expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn place_change_order_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677,\"preview_id\":\"pv-0123456789abcdef\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_place_change_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"order_id\":677,\"preview_id\":\"pv-0123456789abcdef\"}",
+            "place_change_order", e
+        );
+    }
+    match g::parse_place_change_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-0123456789abcdef\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-0123456789abcdef\"}",
+                "place_change_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"preview_id\":\"pv-0123456789abcdef\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn place_change_order_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "place_change_order")
+        .expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn delete_alerts_examples_behave_as_declared() {
+    let args = __args("{\"alert_ids\":[1101,1102]}");
+    if let ::core::result::Result::Err(e) = g::parse_delete_alerts(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"alert_ids\":[1101,1102]}",
+            "delete_alerts", e
+        );
+    }
+    let args = __args("{\"alertIds\":[1101]}");
+    if let ::core::result::Result::Err(e) = g::parse_delete_alerts(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"alertIds\":[1101]}",
+            "delete_alerts", e
+        );
+    }
+    match g::parse_delete_alerts(__args("{\"alert_ids\":[]}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"alert_ids\":[]}",
+                "delete_alerts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"alert_ids\":[]}"
+            )
+        }
+    }
+    match g::parse_delete_alerts(__args("{\"alert_ids\":[\"1101\"]}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"alert_ids\":[\"1101\"]}",
+                "delete_alerts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"alert_ids\":[\"1101\"]}"
+            )
+        }
+    }
+}
+
+#[test]
+fn delete_alerts_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "delete_alerts").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn list_order_journal_examples_behave_as_declared() {
+    let args = __args("{}");
+    if let ::core::result::Result::Err(e) = g::parse_list_order_journal(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{}", "list_order_journal", e
+        );
+    }
+    let args = __args("{\"before\":10,\"limit\":5}");
+    if let ::core::result::Result::Err(e) = g::parse_list_order_journal(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"before\":10,\"limit\":5}",
+            "list_order_journal", e
+        );
+    }
+    match g::parse_list_order_journal(__args("{\"limit\":0}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"limit\":0}",
+                "list_order_journal"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{\"limit\":0}")
+        }
+    }
+    match g::parse_list_order_journal(__args("{\"cursor\":\"x\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"cursor\":\"x\"}",
+                "list_order_journal"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"cursor\":\"x\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn list_order_journal_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "list_order_journal")
+        .expect("descriptor");
+    __check_annotations(d);
+}

@@ -81,8 +81,8 @@ fn error_schema(catalog: &Catalog, tool: &Tool) -> Value {
                         "additionalProperties": false,
                         "required": ["deleted", "failed"],
                         "properties": {
-                            "deleted": { "type": "array", "items": { "type": "string" } },
-                            "failed": { "type": "array", "items": { "type": "string" } }
+                            "deleted": { "type": "array", "items": { "type": "integer" } },
+                            "failed": { "type": "array", "items": { "type": "integer" } }
                         }
                     }
                 ]

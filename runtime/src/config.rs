@@ -119,6 +119,10 @@ pub struct ProfileConfig {
     /// The browser page where the user approves access (default: E*TRADE's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorize_url: Option<String>,
+    /// `[profiles.NAME.trading]`: the trading policy's limits (default: none, with the
+    /// session guard on in production only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trading: Option<crate::trading::policy::TradingConfig>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -309,6 +313,38 @@ mod tests {
     }
 
     #[test]
+    fn parses_profile_trading_table() {
+        let file = parse(
+            "[profiles.default]\nenvironment = \"production\"\n\n[profiles.default.trading]\nmax_daily_orders = 10\nmax_order_notional = \"2500.50\"\n",
+        )
+        .expect("valid");
+        let trading = file
+            .profile("default")
+            .and_then(|p| p.trading.as_ref())
+            .expect("trading table");
+        assert_eq!(trading.max_daily_orders, Some(10));
+        assert_eq!(
+            trading.max_order_notional,
+            Some(rust_decimal::Decimal::new(250050, 2))
+        );
+        assert_eq!(
+            file.profile("default").and_then(|p| p.environment),
+            Some(Environment::Production)
+        );
+
+        // A bad value inside the table is reported like any other config error.
+        let err =
+            parse("[profiles.default.trading]\nmax_daily_notional = 1000.5\n").expect_err("float");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(
+                "config.toml:2:22: profiles.default.trading.max_daily_notional: a float"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn bad_enum_names_line_column_and_key() {
         let err = parse("# settings\n[profiles.default]\nenvironment = \"papr\"\n")
             .expect_err("bad variant");
@@ -324,7 +360,7 @@ mod tests {
             .expect_err("unknown key");
         assert_eq!(
             err.to_string(),
-            "config.toml:3:1: profiles.default: unknown field `enviroment`, expected one of `environment`, `api_base_url`, `oauth_base_url`, `authorize_url`"
+            "config.toml:3:1: profiles.default: unknown field `enviroment`, expected one of `environment`, `api_base_url`, `oauth_base_url`, `authorize_url`, `trading`"
         );
 
         let err = parse("[brokers]\n").expect_err("unknown top-level table");

@@ -150,8 +150,8 @@ impl ErrorCategory {
 /// Which alerts a partially failed `delete_alerts` did and did not delete.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AlertDeletionResult {
-    pub deleted: Vec<String>,
-    pub failed: Vec<String>,
+    pub deleted: Vec<i64>,
+    pub failed: Vec<i64>,
 }
 
 /// The error object of a failed tool result. Always serializes all eight keys.

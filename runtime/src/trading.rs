@@ -2,9 +2,15 @@
 //! validation, the trading policy, the market calendar, the redb store of previews, the
 //! mutation journal and daily usage, and reconciliation of uncertain outcomes.
 
+pub mod body;
 pub mod calendar;
+pub mod desk;
+pub mod order;
 pub mod policy;
+pub mod reconcile;
+mod recovery;
 pub mod store;
 pub mod types;
+pub mod validate;
 
 pub use types::*;

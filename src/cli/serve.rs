@@ -11,6 +11,9 @@ use runtime::endpoints::Endpoints;
 use runtime::etrade::{EtradeHttp, EtradeSession};
 use runtime::http::{BoundHttp, HttpOptions};
 use runtime::server::{McpServer, ServerOptions};
+use runtime::trading::desk::OrderDesk;
+use runtime::trading::policy::TradingPolicy;
+use runtime::trading::store::TradingStore;
 use std::process::ExitCode;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -49,10 +52,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let keepalive = etrade.clone().filter(|_| args.keepalive);
+    let desk = match &etrade {
+        Some(session) => Some(Arc::new(order_desk(&setup, session.clone())?)),
+        None => None,
+    };
     let handlers = Handlers {
         credentials,
         credential_key,
         etrade,
+        desk,
     };
     let server = McpServer::new(
         Arc::new(Tools(handlers)),
@@ -176,4 +184,28 @@ fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
         shutdown.cancel();
     });
     Ok(())
+}
+
+/// The order desk of this environment/profile: the shared trading database in the state
+/// folder and the profile's trading policy.
+fn order_desk(setup: &Setup, session: Arc<EtradeSession>) -> anyhow::Result<OrderDesk> {
+    let dir = setup.paths.ensure_data_dir()?;
+    let store =
+        TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?;
+    let settings = &setup.settings;
+    let policy = TradingPolicy::resolve(
+        setup
+            .file
+            .profile(&settings.profile)
+            .and_then(|p| p.trading.as_ref()),
+        settings.environment,
+    );
+    Ok(OrderDesk::new(
+        Arc::new(store),
+        policy,
+        settings.environment.as_str(),
+        &settings.profile,
+        session,
+        Arc::new(jiff::Timestamp::now),
+    ))
 }

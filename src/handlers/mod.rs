@@ -6,6 +6,7 @@ mod alerts;
 mod market;
 mod orders;
 mod status;
+mod trading;
 
 use crate::generated::{self, ToolHandlers};
 use runtime::credentials::{CredentialKey, CredentialStore};
@@ -22,6 +23,8 @@ pub struct Handlers {
     pub credential_key: CredentialKey,
     /// The E*TRADE session; `None` in the paper environment.
     pub etrade: Option<Arc<EtradeSession>>,
+    /// Order entry and the journal; `None` in the paper environment.
+    pub desk: Option<Arc<runtime::trading::desk::OrderDesk>>,
 }
 
 impl Handlers {
@@ -177,5 +180,63 @@ impl ToolHandlers for Handlers {
         input: generated::GetAlertDetailsInput,
     ) -> ToolResult {
         alerts::get_alert_details(self, input).await
+    }
+
+    // --- order entry and alert deletion (issue 6) ---
+
+    async fn preview_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PreviewOrderInput,
+    ) -> ToolResult {
+        trading::preview_order(self, input).await
+    }
+
+    async fn place_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PlaceOrderInput,
+    ) -> ToolResult {
+        trading::place_order(self, input).await
+    }
+
+    async fn cancel_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::CancelOrderInput,
+    ) -> ToolResult {
+        trading::cancel_order(self, input).await
+    }
+
+    async fn preview_change_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PreviewChangeOrderInput,
+    ) -> ToolResult {
+        trading::preview_change_order(self, input).await
+    }
+
+    async fn place_change_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PlaceChangeOrderInput,
+    ) -> ToolResult {
+        trading::place_change_order(self, input).await
+    }
+
+    async fn delete_alerts(
+        &self,
+        _ctx: &CallContext,
+        input: generated::DeleteAlertsInput,
+    ) -> ToolResult {
+        trading::delete_alerts(self, input).await
+    }
+
+    async fn list_order_journal(
+        &self,
+        _ctx: &CallContext,
+        input: generated::ListOrderJournalInput,
+    ) -> ToolResult {
+        trading::list_order_journal(self, input).await
     }
 }

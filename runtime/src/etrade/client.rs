@@ -76,7 +76,7 @@ impl EtradeHttp {
         method: Method,
         path: &str,
         query: &[(&str, String)],
-        body: Option<&Value>,
+        body: Option<&str>,
         module: Module,
     ) -> Result<Option<Value>, BrokerFailure> {
         let url = api_url(&self.endpoints.api_base, path, query);
@@ -166,7 +166,7 @@ impl EtradeHttp {
         method: Method,
         url: &str,
         extra: &Extra<'_>,
-        body: Option<&Value>,
+        body: Option<&str>,
         module: Module,
     ) -> Result<String, BrokerFailure> {
         // Signed just before sending: the timestamp must be within E*TRADE's 5-minute window.
@@ -180,7 +180,9 @@ impl EtradeHttp {
             .header(reqwest::header::AUTHORIZATION, authorization)
             .header(reqwest::header::ACCEPT, "application/json");
         if let Some(b) = body {
-            request = request.json(b);
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(b.to_owned());
         }
         let response = request.send().await.map_err(transport)?;
         let status = response.status().as_u16();

@@ -8,6 +8,7 @@ pub mod balances;
 pub mod lookup;
 pub mod money;
 pub mod options;
+pub mod order_entry;
 pub mod orders;
 pub mod portfolio;
 pub mod quotes;

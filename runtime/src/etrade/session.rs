@@ -34,7 +34,8 @@ pub struct ApiRequest<'a> {
     pub method: Method,
     pub path: &'a str,
     pub query: &'a [(&'a str, String)],
-    pub body: Option<&'a Value>,
+    /// JSON text sent as is (mutations send exactly the bytes they previewed).
+    pub body: Option<&'a str>,
 }
 
 impl EtradeSession {

@@ -1,1 +1,777 @@
-//! (being written)
+//! The per-profile trading policy: limits checked before any mutation reaches the broker.
+//! A refusal becomes `execution_disabled` carrying the refusal's message.
+//!
+//! Messages name the rule and may state the configured limit, but never echo what was
+//! submitted: the host already knows its own order, and logs should not collect it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use jiff::{SignedDuration, Timestamp};
+use rust_decimal::Decimal;
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::calendar::{self, SessionPhase};
+use super::types::{DailyUsage, OrderSummary, PolicyRefusal};
+use crate::config::Environment;
+
+const DEFAULT_PREVIEW_TTL_SECONDS: u64 = 180;
+const PREVIEW_TTL_RANGE: std::ops::RangeInclusive<u64> = 10..=3600;
+
+/// `[profiles.NAME.trading]` in config.toml. Every limit is optional; absent means no
+/// limit. Values are validated while deserializing, so config loading reports a bad
+/// value with its file, line and column.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of trading settings")]
+pub struct TradingConfig {
+    /// accountIdKey values orders may be placed for; None = any account, an empty list
+    /// = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_accounts: Option<Vec<String>>,
+    /// Shares or contracts, summed over legs.
+    #[serde(
+        default,
+        deserialize_with = "amount",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_order_quantity: Option<Decimal>,
+    /// Dollars.
+    #[serde(
+        default,
+        deserialize_with = "amount",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_order_notional: Option<Decimal>,
+    /// Dollars per America/New_York trading day.
+    #[serde(
+        default,
+        deserialize_with = "amount",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_daily_notional: Option<Decimal>,
+    /// Orders per America/New_York trading day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_daily_orders: Option<u32>,
+    /// Default: on in production, off in sandbox and paper.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_guard: Option<bool>,
+    /// How long a preview can be placed; default 180, allowed 10..=3600.
+    #[serde(
+        default,
+        deserialize_with = "preview_ttl_seconds",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub preview_ttl_seconds: Option<u64>,
+}
+
+/// A non-negative decimal written as a TOML string or integer. Floats are refused: a
+/// binary float cannot hold most cent amounts exactly, so `0.1` would not mean 10 cents.
+fn amount<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Decimal>, D::Error> {
+    struct AmountVisitor;
+
+    impl<'de> Visitor<'de> for AmountVisitor {
+        type Value = Decimal;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a non-negative amount as a string (\"25000.00\") or an integer")
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Decimal, E> {
+            let value = Decimal::from_str(v)
+                .map_err(|_| E::custom(format!("`{v}` is not a decimal number")))?;
+            non_negative(value)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Decimal, E> {
+            non_negative(Decimal::from(v))
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Decimal, E> {
+            Ok(Decimal::from(v))
+        }
+
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Decimal, E> {
+            Err(E::custom(
+                "a float cannot hold cents exactly; write the amount as a string (\"25000.00\") or an integer",
+            ))
+        }
+    }
+
+    fn non_negative<E: de::Error>(value: Decimal) -> Result<Decimal, E> {
+        if value < Decimal::ZERO {
+            return Err(E::custom("must not be negative"));
+        }
+        Ok(value)
+    }
+
+    deserializer.deserialize_any(AmountVisitor).map(Some)
+}
+
+fn preview_ttl_seconds<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    let seconds = u64::deserialize(deserializer)?;
+    if !PREVIEW_TTL_RANGE.contains(&seconds) {
+        return Err(de::Error::custom(format!(
+            "must be between {} and {} seconds",
+            PREVIEW_TTL_RANGE.start(),
+            PREVIEW_TTL_RANGE.end()
+        )));
+    }
+    Ok(Some(seconds))
+}
+
+/// The effective policy of one profile in one environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TradingPolicy {
+    allowed_accounts: Option<Vec<String>>,
+    max_order_quantity: Option<Decimal>,
+    max_order_notional: Option<Decimal>,
+    max_daily_notional: Option<Decimal>,
+    max_daily_orders: Option<u32>,
+    session_guard: bool,
+    preview_ttl_seconds: u64,
+}
+
+impl TradingPolicy {
+    /// Fills in the defaults. `config` is expected to have been deserialized (and so
+    /// validated); a TTL built in code outside 10..=3600 is clamped rather than trusted.
+    pub fn resolve(config: Option<&TradingConfig>, environment: Environment) -> TradingPolicy {
+        let default = TradingConfig::default();
+        let config = config.unwrap_or(&default);
+        // Sandbox and paper orders cannot lose money, so being refused outside market
+        // hours would only get in the way of testing.
+        let guard_default = environment == Environment::Production;
+        TradingPolicy {
+            allowed_accounts: config.allowed_accounts.clone(),
+            max_order_quantity: config.max_order_quantity,
+            max_order_notional: config.max_order_notional,
+            max_daily_notional: config.max_daily_notional,
+            max_daily_orders: config.max_daily_orders,
+            session_guard: config.session_guard.unwrap_or(guard_default),
+            preview_ttl_seconds: config
+                .preview_ttl_seconds
+                .unwrap_or(DEFAULT_PREVIEW_TTL_SECONDS)
+                .clamp(*PREVIEW_TTL_RANGE.start(), *PREVIEW_TTL_RANGE.end()),
+        }
+    }
+
+    /// How long after a preview it may still be placed.
+    pub fn preview_ttl(&self) -> SignedDuration {
+        // The TTL is at most 3600, so the conversion cannot fail.
+        SignedDuration::from_secs(i64::try_from(self.preview_ttl_seconds).unwrap_or(3600))
+    }
+
+    pub fn session_guard(&self) -> bool {
+        self.session_guard
+    }
+
+    /// Every effective setting, for server_status. Decimals are strings so no precision
+    /// is lost; null means no limit (for `allowed_accounts`: any account).
+    pub fn describe(&self) -> serde_json::Value {
+        let decimal = |d: Option<Decimal>| d.map(|d| d.to_string());
+        json!({
+            "allowed_accounts": self.allowed_accounts,
+            "max_order_quantity": decimal(self.max_order_quantity),
+            "max_order_notional": decimal(self.max_order_notional),
+            "max_daily_notional": decimal(self.max_daily_notional),
+            "max_daily_orders": self.max_daily_orders,
+            "session_guard": self.session_guard,
+            "preview_ttl_seconds": self.preview_ttl_seconds,
+        })
+    }
+
+    /// Rule `allowed_accounts`.
+    pub fn check_account(&self, account_id_key: &str) -> Result<(), PolicyRefusal> {
+        match &self.allowed_accounts {
+            Some(allowed) if !allowed.iter().any(|a| a == account_id_key) => Err(refusal(
+                "allowed_accounts",
+                "this account is not in this profile's allowed_accounts list.",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Rules `max_order_quantity` and `max_order_notional`: the size of one order.
+    pub fn check_order(&self, order: &OrderSummary) -> Result<(), PolicyRefusal> {
+        if let Some(max) = self.max_order_quantity
+            && quantity(order) > max
+        {
+            return Err(refusal(
+                "max_order_quantity",
+                format!(
+                    "the order's total quantity over all legs exceeds this profile's limit of {max} shares or contracts."
+                ),
+            ));
+        }
+        if let Some(max) = self.max_order_notional {
+            let Some(notional) = notional(order) else {
+                return Err(refusal(
+                    "max_order_notional",
+                    format!(
+                        "the order's value cannot be estimated (no price is known), so it cannot be judged against this profile's limit of ${max}."
+                    ),
+                ));
+            };
+            if notional > max {
+                return Err(refusal(
+                    "max_order_notional",
+                    format!(
+                        "the order's estimated value exceeds this profile's limit of ${max} per order."
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Rules `max_daily_orders` and `max_daily_notional`: `usage` is what was already
+    /// placed today (America/New_York), `order` the one about to be.
+    pub fn check_daily(
+        &self,
+        usage: &DailyUsage,
+        order: &OrderSummary,
+    ) -> Result<(), PolicyRefusal> {
+        if let Some(max) = self.max_daily_orders
+            && usage.orders >= max
+        {
+            return Err(refusal(
+                "max_daily_orders",
+                format!(
+                    "this profile's daily order limit ({max}) is reached for today ({}).",
+                    calendar::TIME_ZONE_NAME
+                ),
+            ));
+        }
+        if let Some(max) = self.max_daily_notional {
+            let Some(notional) = notional(order) else {
+                return Err(refusal(
+                    "max_daily_notional",
+                    format!(
+                        "the order's value cannot be estimated (no price is known), so it cannot be judged against this profile's daily limit of ${max}."
+                    ),
+                ));
+            };
+            // An overflowing sum is certainly past any limit.
+            let over = usage
+                .notional
+                .checked_add(notional)
+                .is_none_or(|total| total > max);
+            if over {
+                return Err(refusal(
+                    "max_daily_notional",
+                    format!(
+                        "this order would take today's ({}) total order value past this profile's daily limit of ${max}.",
+                        calendar::TIME_ZONE_NAME
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Rule `session_guard`: outside the regular session only extended-hours limit orders
+    /// may be placed, and none while the market is closed.
+    pub fn check_session(&self, order: &OrderSummary, now: Timestamp) -> Result<(), PolicyRefusal> {
+        if !self.session_guard {
+            return Ok(());
+        }
+        match calendar::phase_at(now) {
+            SessionPhase::Regular => Ok(()),
+            // Validation already makes EXTENDED orders LIMIT; checking both keeps the
+            // guard right even if that ever changes.
+            SessionPhase::PreMarket | SessionPhase::AfterHours
+                if order.market_session.eq_ignore_ascii_case("EXTENDED")
+                    && order.price_type.eq_ignore_ascii_case("LIMIT") =>
+            {
+                Ok(())
+            }
+            SessionPhase::PreMarket | SessionPhase::AfterHours => Err(refusal(
+                "session_guard",
+                "outside the regular session an order must use market_session EXTENDED with a LIMIT price.",
+            )),
+            SessionPhase::Closed => {
+                let open = calendar::next_regular_open(now)
+                    .to_zoned_datetime(calendar::time_zone().clone())
+                    .strftime("%A %Y-%m-%d %H:%M %Z");
+                Err(refusal(
+                    "session_guard",
+                    format!(
+                        "the market is closed; its regular session next opens {open} ({}).",
+                        calendar::TIME_ZONE_NAME
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+fn refusal(rule: &'static str, detail: impl fmt::Display) -> PolicyRefusal {
+    PolicyRefusal {
+        rule,
+        message: format!("Refused by the trading policy ({rule}): {detail}"),
+    }
+}
+
+/// Total size over legs. Legs are validated positive; the absolute value keeps a stray
+/// negative from offsetting another leg.
+fn quantity(order: &OrderSummary) -> Decimal {
+    order.legs.iter().fold(Decimal::ZERO, |sum, leg| {
+        sum.saturating_add(leg.quantity.abs())
+    })
+}
+
+/// The order's size in dollars. A sale or credit may be estimated as a negative amount;
+/// the limits are about size, so the sign is dropped.
+fn notional(order: &OrderSummary) -> Option<Decimal> {
+    order.estimated_notional.map(|n| n.abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::config::ConfigFile;
+    use crate::trading::types::LegSummary;
+
+    fn dec(s: &str) -> Decimal {
+        s.parse().expect("valid decimal")
+    }
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().expect("valid timestamp")
+    }
+
+    fn leg(quantity: &str) -> LegSummary {
+        LegSummary {
+            symbol: "IBM".into(),
+            security_type: "EQ".into(),
+            order_action: "BUY".into(),
+            quantity: dec(quantity),
+            call_put: None,
+            expiration: None,
+            strike_price: None,
+        }
+    }
+
+    fn order(quantities: &[&str], notional: Option<&str>) -> OrderSummary {
+        OrderSummary {
+            order_type: "EQ".into(),
+            price_type: "LIMIT".into(),
+            order_term: "GOOD_FOR_DAY".into(),
+            market_session: "REGULAR".into(),
+            limit_price: Some(dec("10")),
+            stop_price: None,
+            all_or_none: false,
+            legs: quantities.iter().map(|q| leg(q)).collect(),
+            estimated_notional: notional.map(dec),
+        }
+    }
+
+    fn policy(config: TradingConfig) -> TradingPolicy {
+        TradingPolicy::resolve(Some(&config), Environment::Production)
+    }
+
+    fn refused_rule(result: Result<(), PolicyRefusal>) -> &'static str {
+        let refusal = result.expect_err("refused");
+        assert!(
+            refusal.message.starts_with(&format!(
+                "Refused by the trading policy ({}): ",
+                refusal.rule
+            )),
+            "{}",
+            refusal.message
+        );
+        refusal.rule
+    }
+
+    fn trading(text: &str) -> Result<Option<TradingConfig>, String> {
+        ConfigFile::parse(Path::new("config.toml"), text)
+            .map(|file| file.profile("default").and_then(|p| p.trading.clone()))
+            .map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn defaults_per_environment() {
+        for env in [Environment::Paper, Environment::Sandbox] {
+            let p = TradingPolicy::resolve(None, env);
+            assert!(!p.session_guard(), "{env}");
+            assert_eq!(p.preview_ttl(), SignedDuration::from_secs(180));
+        }
+        let p = TradingPolicy::resolve(None, Environment::Production);
+        assert!(p.session_guard());
+        assert_eq!(
+            p.describe(),
+            json!({
+                "allowed_accounts": null,
+                "max_order_quantity": null,
+                "max_order_notional": null,
+                "max_daily_notional": null,
+                "max_daily_orders": null,
+                "session_guard": true,
+                "preview_ttl_seconds": 180,
+            })
+        );
+        // An empty table is the same as none.
+        assert_eq!(
+            TradingPolicy::resolve(Some(&TradingConfig::default()), Environment::Production),
+            p
+        );
+        // An explicit setting wins over the environment's default.
+        let off = TradingConfig {
+            session_guard: Some(false),
+            ..TradingConfig::default()
+        };
+        assert!(!TradingPolicy::resolve(Some(&off), Environment::Production).session_guard());
+        let on = TradingConfig {
+            session_guard: Some(true),
+            ..TradingConfig::default()
+        };
+        assert!(TradingPolicy::resolve(Some(&on), Environment::Paper).session_guard());
+    }
+
+    #[test]
+    fn preview_ttl_is_configurable_and_clamped() {
+        let ttl = |seconds| {
+            policy(TradingConfig {
+                preview_ttl_seconds: Some(seconds),
+                ..TradingConfig::default()
+            })
+            .preview_ttl()
+        };
+        assert_eq!(ttl(10), SignedDuration::from_secs(10));
+        assert_eq!(ttl(3600), SignedDuration::from_secs(3600));
+        assert_eq!(ttl(0), SignedDuration::from_secs(10));
+        assert_eq!(ttl(u64::MAX), SignedDuration::from_secs(3600));
+    }
+
+    #[test]
+    fn describe_shows_every_setting() {
+        let p = policy(TradingConfig {
+            allowed_accounts: Some(vec!["abc".into()]),
+            max_order_quantity: Some(dec("100")),
+            max_order_notional: Some(dec("25000.00")),
+            max_daily_notional: Some(dec("100000")),
+            max_daily_orders: Some(5),
+            session_guard: Some(false),
+            preview_ttl_seconds: Some(60),
+        });
+        assert_eq!(
+            p.describe(),
+            json!({
+                "allowed_accounts": ["abc"],
+                "max_order_quantity": "100",
+                "max_order_notional": "25000.00",
+                "max_daily_notional": "100000",
+                "max_daily_orders": 5,
+                "session_guard": false,
+                "preview_ttl_seconds": 60,
+            })
+        );
+    }
+
+    #[test]
+    fn allowed_accounts() {
+        assert_eq!(
+            TradingPolicy::resolve(None, Environment::Production).check_account("x"),
+            Ok(())
+        );
+        let p = policy(TradingConfig {
+            allowed_accounts: Some(vec!["key1".into(), "key2".into()]),
+            ..TradingConfig::default()
+        });
+        assert_eq!(p.check_account("key2"), Ok(()));
+        let refusal = p.check_account("key3").expect_err("not listed");
+        assert_eq!(refusal.rule, "allowed_accounts");
+        assert!(!refusal.message.contains("key3"), "{}", refusal.message);
+        // Matching is exact.
+        assert_eq!(refused_rule(p.check_account("KEY1")), "allowed_accounts");
+        let none = policy(TradingConfig {
+            allowed_accounts: Some(Vec::new()),
+            ..TradingConfig::default()
+        });
+        assert_eq!(refused_rule(none.check_account("key1")), "allowed_accounts");
+    }
+
+    #[test]
+    fn max_order_quantity_sums_legs() {
+        let p = policy(TradingConfig {
+            max_order_quantity: Some(dec("100")),
+            ..TradingConfig::default()
+        });
+        assert_eq!(p.check_order(&order(&["100"], None)), Ok(()));
+        assert_eq!(p.check_order(&order(&["60", "40"], None)), Ok(()));
+        assert_eq!(
+            refused_rule(p.check_order(&order(&["100.5"], None))),
+            "max_order_quantity"
+        );
+        let refusal = p
+            .check_order(&order(&["60", "41"], None))
+            .expect_err("over");
+        assert_eq!(refusal.rule, "max_order_quantity");
+        assert!(
+            refusal.message.contains("limit of 100 "),
+            "{}",
+            refusal.message
+        );
+        assert!(!refusal.message.contains("101"), "{}", refusal.message);
+    }
+
+    #[test]
+    fn max_order_notional() {
+        let p = policy(TradingConfig {
+            max_order_notional: Some(dec("25000.00")),
+            ..TradingConfig::default()
+        });
+        assert_eq!(p.check_order(&order(&["1"], Some("25000"))), Ok(()));
+        assert_eq!(p.check_order(&order(&["1"], Some("-25000"))), Ok(()));
+        let refusal = p
+            .check_order(&order(&["1"], Some("25000.01")))
+            .expect_err("over");
+        assert_eq!(refusal.rule, "max_order_notional");
+        assert!(refusal.message.contains("$25000.00"), "{}", refusal.message);
+        assert!(!refusal.message.contains("25000.01"), "{}", refusal.message);
+        assert_eq!(
+            refused_rule(p.check_order(&order(&["1"], Some("-25000.01")))),
+            "max_order_notional"
+        );
+        let refusal = p.check_order(&order(&["1"], None)).expect_err("unknown");
+        assert_eq!(refusal.rule, "max_order_notional");
+        assert!(
+            refusal.message.contains("cannot be judged"),
+            "{}",
+            refusal.message
+        );
+        // Without a notional limit an unknown value is fine.
+        assert_eq!(
+            TradingPolicy::resolve(None, Environment::Production).check_order(&order(&["1"], None)),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn max_daily_orders() {
+        let p = policy(TradingConfig {
+            max_daily_orders: Some(3),
+            ..TradingConfig::default()
+        });
+        let usage = |orders| DailyUsage {
+            orders,
+            notional: Decimal::ZERO,
+        };
+        let o = order(&["1"], None);
+        assert_eq!(p.check_daily(&usage(2), &o), Ok(()));
+        let refusal = p.check_daily(&usage(3), &o).expect_err("reached");
+        assert_eq!(
+            refusal.message,
+            "Refused by the trading policy (max_daily_orders): this profile's daily order limit (3) is reached for today (America/New_York)."
+        );
+        assert_eq!(
+            refused_rule(p.check_daily(&usage(u32::MAX), &o)),
+            "max_daily_orders"
+        );
+        let zero = policy(TradingConfig {
+            max_daily_orders: Some(0),
+            ..TradingConfig::default()
+        });
+        assert_eq!(
+            refused_rule(zero.check_daily(&usage(0), &o)),
+            "max_daily_orders"
+        );
+    }
+
+    #[test]
+    fn max_daily_notional() {
+        let p = policy(TradingConfig {
+            max_daily_notional: Some(dec("1000")),
+            ..TradingConfig::default()
+        });
+        let usage = DailyUsage {
+            orders: 7,
+            notional: dec("900"),
+        };
+        assert_eq!(p.check_daily(&usage, &order(&["1"], Some("100"))), Ok(()));
+        assert_eq!(p.check_daily(&usage, &order(&["1"], Some("-100"))), Ok(()));
+        let refusal = p
+            .check_daily(&usage, &order(&["1"], Some("100.01")))
+            .expect_err("over");
+        assert_eq!(refusal.rule, "max_daily_notional");
+        assert!(refusal.message.contains("$1000"), "{}", refusal.message);
+        assert_eq!(
+            refused_rule(p.check_daily(&usage, &order(&["1"], None))),
+            "max_daily_notional"
+        );
+        let full = DailyUsage {
+            orders: 0,
+            notional: Decimal::MAX,
+        };
+        assert_eq!(
+            refused_rule(p.check_daily(&full, &order(&["1"], Some("1")))),
+            "max_daily_notional",
+            "overflow is refused, not a panic"
+        );
+        // No limits: anything goes.
+        assert_eq!(
+            TradingPolicy::resolve(None, Environment::Production)
+                .check_daily(&full, &order(&["1"], None)),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn session_guard() {
+        let guarded = TradingPolicy::resolve(None, Environment::Production);
+        let regular = order(&["1"], None);
+        let extended = OrderSummary {
+            market_session: "EXTENDED".into(),
+            ..regular.clone()
+        };
+        let extended_market = OrderSummary {
+            price_type: "MARKET".into(),
+            ..extended.clone()
+        };
+        // Tuesday 2026-03-10, EDT.
+        let pre = ts("2026-03-10T12:00:00Z");
+        let open = ts("2026-03-10T13:30:00Z");
+        let last_regular = ts("2026-03-10T19:59:59Z");
+        let after = ts("2026-03-10T21:00:00Z");
+
+        for now in [open, last_regular] {
+            assert_eq!(guarded.check_session(&regular, now), Ok(()));
+            assert_eq!(guarded.check_session(&extended, now), Ok(()));
+        }
+        for now in [pre, after] {
+            assert_eq!(guarded.check_session(&extended, now), Ok(()));
+            let refusal = guarded
+                .check_session(&regular, now)
+                .expect_err("regular session order");
+            assert_eq!(refusal.rule, "session_guard");
+            assert!(
+                refusal
+                    .message
+                    .contains("market_session EXTENDED with a LIMIT price"),
+                "{}",
+                refusal.message
+            );
+            assert_eq!(
+                refused_rule(guarded.check_session(&extended_market, now)),
+                "session_guard"
+            );
+        }
+
+        // Saturday, before the DST switch; the next open is Monday in EDT.
+        let refusal = guarded
+            .check_session(&extended, ts("2026-03-07T15:00:00Z"))
+            .expect_err("closed");
+        assert_eq!(
+            refusal.message,
+            "Refused by the trading policy (session_guard): the market is closed; its regular session next opens Monday 2026-03-09 09:30 EDT (America/New_York)."
+        );
+        // The gap between the pre-market and the open is closed too.
+        assert_eq!(
+            refused_rule(guarded.check_session(&extended, ts("2026-03-10T13:27:00Z"))),
+            "session_guard"
+        );
+
+        let unguarded = TradingPolicy::resolve(None, Environment::Sandbox);
+        for now in [pre, after, ts("2026-03-07T15:00:00Z")] {
+            assert_eq!(unguarded.check_session(&regular, now), Ok(()));
+        }
+    }
+
+    #[test]
+    fn parses_trading_table() {
+        let parsed = trading(
+            "[profiles.default]\nenvironment = \"production\"\n\n[profiles.default.trading]\nallowed_accounts = [\"abc\", \"def\"]\nmax_order_quantity = 100\nmax_order_notional = \"25000.00\"\nmax_daily_notional = 100000\nmax_daily_orders = 20\nsession_guard = false\npreview_ttl_seconds = 60\n",
+        )
+        .expect("valid");
+        assert_eq!(
+            parsed,
+            Some(TradingConfig {
+                allowed_accounts: Some(vec!["abc".into(), "def".into()]),
+                max_order_quantity: Some(dec("100")),
+                max_order_notional: Some(dec("25000.00")),
+                max_daily_notional: Some(dec("100000")),
+                max_daily_orders: Some(20),
+                session_guard: Some(false),
+                preview_ttl_seconds: Some(60),
+            })
+        );
+        assert_eq!(
+            trading("[profiles.default.trading]\n").expect("empty"),
+            Some(TradingConfig::default())
+        );
+        assert_eq!(trading("[profiles.default]\n").expect("absent"), None);
+        assert_eq!(
+            trading("[profiles.default.trading]\nmax_order_notional = \"0\"\n")
+                .expect("zero")
+                .and_then(|t| t.max_order_notional),
+            Some(Decimal::ZERO)
+        );
+    }
+
+    #[test]
+    fn trading_table_round_trips() {
+        let config = TradingConfig {
+            max_order_notional: Some(dec("25000.50")),
+            preview_ttl_seconds: Some(600),
+            ..TradingConfig::default()
+        };
+        let text = toml::to_string(&config).expect("serializes");
+        assert_eq!(
+            toml::from_str::<TradingConfig>(&text).expect("parses"),
+            config
+        );
+    }
+
+    #[test]
+    fn bad_trading_values_are_config_errors_with_position() {
+        let err = |text: &str| trading(text).expect_err("invalid");
+        assert_eq!(
+            err("[profiles.default.trading]\nmax_order_notional = 25000.0\n"),
+            "config.toml:2:22: profiles.default.trading.max_order_notional: a float cannot hold cents exactly; write the amount as a string (\"25000.00\") or an integer"
+        );
+        assert_eq!(
+            err("[profiles.default.trading]\nmax_daily_notional = -1\n"),
+            "config.toml:2:22: profiles.default.trading.max_daily_notional: must not be negative"
+        );
+        assert_eq!(
+            err("[profiles.default.trading]\nmax_order_quantity = \"-0.01\"\n"),
+            "config.toml:2:22: profiles.default.trading.max_order_quantity: must not be negative"
+        );
+        assert_eq!(
+            err("[profiles.default.trading]\nmax_order_quantity = \"lots\"\n"),
+            "config.toml:2:22: profiles.default.trading.max_order_quantity: `lots` is not a decimal number"
+        );
+        assert!(
+            err("[profiles.default.trading]\nmax_order_quantity = true\n")
+                .contains("expected a non-negative amount")
+        );
+        for ttl in [10, 3600] {
+            let parsed = trading(&format!(
+                "[profiles.default.trading]\npreview_ttl_seconds = {ttl}\n"
+            ))
+            .expect("in range");
+            assert_eq!(parsed.and_then(|t| t.preview_ttl_seconds), Some(ttl));
+        }
+        for ttl in ["9", "3601"] {
+            assert_eq!(
+                err(&format!(
+                    "[profiles.default.trading]\npreview_ttl_seconds = {ttl}\n"
+                )),
+                "config.toml:2:23: profiles.default.trading.preview_ttl_seconds: must be between 10 and 3600 seconds"
+            );
+        }
+        assert!(
+            err("[profiles.default.trading]\nmax_daily_orders = -1\n")
+                .starts_with("config.toml:2:20: ")
+        );
+        assert!(
+            err("[profiles.default.trading]\nmax_daily_order = 1\n")
+                .contains("unknown field `max_daily_order`")
+        );
+    }
+}

@@ -1,1 +1,1280 @@
-//! (being written)
+//! The redb store of previews, the mutation journal and daily usage.
+//!
+//! Several `etrade serve` processes (one per MCP client, say) share one database file, and
+//! redb lets only one handle per file be open at a time. So the database is never kept
+//! open: every operation opens the file, runs one transaction and closes it again, retrying
+//! the open for a while when another process has it. Inside one process a mutex serializes
+//! operations, so threads of the same process never contend for the file lock.
+//!
+//! Records are JSON so the on-disk format follows the serde derives in [`super::types`].
+
+use std::fmt::Display;
+use std::fs::{self, OpenOptions};
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use redb::{
+    Builder, Database, DatabaseError, ReadTransaction, ReadableDatabase, ReadableTable,
+    TableDefinition, WriteTransaction,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::types::{
+    DailyUsage, JournalEntry, JournalIntent, OrderSummary, Outcome, PolicyRefusal, PreviewKind,
+    PreviewRecord, Reconciliation,
+};
+
+const PREVIEWS: TableDefinition<&str, &str> = TableDefinition::new("previews");
+const JOURNAL: TableDefinition<u64, &str> = TableDefinition::new("journal");
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const USAGE: TableDefinition<&str, &str> = TableDefinition::new("usage");
+
+/// META key holding the id the next journal entry gets.
+const NEXT_JOURNAL_ID: &str = "next_journal_id";
+
+const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
+/// Open retries start short (the other process usually holds the file for one transaction,
+/// a few milliseconds) and back off to this.
+const MAX_RETRY_SLEEP: Duration = Duration::from_millis(50);
+
+const MAX_PAGE: usize = 100;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another process kept the database open past the lock timeout.
+    #[error("the trading database is busy (another etrade process has it open)")]
+    Busy,
+    /// redb's (or the file system's) error text, never record contents.
+    #[error("the trading database could not be used: {0}")]
+    Database(String),
+    #[error("a stored record could not be read")]
+    Corrupt,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimError {
+    #[error("no preview with this id exists (it may have expired and been removed)")]
+    NotFound,
+    #[error("the preview was made in another environment or profile")]
+    OtherEnvironment,
+    #[error("the preview was made for another account")]
+    OtherAccount,
+    #[error("the preview is not for this kind of request (or for another order)")]
+    WrongKind,
+    #[error("the preview has expired; preview the order again")]
+    Expired,
+    #[error("the preview has already been used to place an order")]
+    AlreadyUsed,
+    #[error("{}", .0.message)]
+    Policy(PolicyRefusal),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Everything `claim_preview` checks and writes in its one transaction.
+pub struct PreviewClaim<'a> {
+    pub preview_id: &'a str,
+    pub environment: &'a str,
+    pub profile: &'a str,
+    pub account_id_key: &'a str,
+    /// What the caller expects: `PreviewKind::New` for place_order,
+    /// `PreviewKind::Change { order_id }` for place_change_order.
+    pub kind: PreviewKind,
+    pub now: jiff::Timestamp,
+    /// America/New_York trading day the usage counters are kept for.
+    pub trading_day: jiff::civil::Date,
+    /// Per-day policy check, run inside the write transaction against the current usage
+    /// (before it is incremented) so concurrent placements cannot overshoot a daily limit.
+    pub daily_check: &'a (dyn Fn(&DailyUsage, &OrderSummary) -> Result<(), PolicyRefusal> + Sync),
+    /// Journal intent appended in the same transaction.
+    pub intent: &'a JournalIntent,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    /// The preview as now stored (marked used).
+    pub preview: PreviewRecord,
+    pub journal_id: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct JournalPage {
+    pub entries: Vec<JournalEntry>,
+    /// Pass as `before` for the next (older) page; None on the last page.
+    pub next_before: Option<u64>,
+}
+
+#[derive(Debug)]
+pub struct TradingStore {
+    path: PathBuf,
+    lock_timeout: Duration,
+    /// Serializes this process's operations; guards no data, so poisoning is ignored.
+    lock: Mutex<()>,
+}
+
+impl TradingStore {
+    /// Creates the file (and parent dir) and tables if needed. The database is not kept
+    /// open between operations (see the module docs).
+    pub fn open(path: impl Into<PathBuf>) -> Result<TradingStore, StoreError> {
+        let store = TradingStore {
+            path: path.into(),
+            lock_timeout: DEFAULT_LOCK_TIMEOUT,
+            lock: Mutex::new(()),
+        };
+        if let Some(parent) = store.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(database)?;
+        }
+        create_private_file(&store.path)?;
+        // `create` initializes the empty file made above; later operations use `open`, so a
+        // file removed behind our back is an error rather than a silently empty store.
+        let db = store.open_db(true)?;
+        let txn = db.begin_write().db()?;
+        {
+            txn.open_table(PREVIEWS).db()?;
+            txn.open_table(JOURNAL).db()?;
+            txn.open_table(META).db()?;
+            txn.open_table(USAGE).db()?;
+        }
+        txn.commit().db()?;
+        drop(db);
+        Ok(store)
+    }
+
+    pub fn with_lock_timeout(mut self, timeout: Duration) -> TradingStore {
+        self.lock_timeout = timeout;
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn insert_preview(&self, record: &PreviewRecord) -> Result<(), StoreError> {
+        let json = encode(record)?;
+        self.write(|txn| {
+            let mut previews = txn.open_table(PREVIEWS).db()?;
+            previews
+                .insert(record.preview_id.as_str(), json.as_str())
+                .db()?;
+            Ok(())
+        })
+    }
+
+    pub fn preview(&self, preview_id: &str) -> Result<Option<PreviewRecord>, StoreError> {
+        self.read(|txn| {
+            let previews = txn.open_table(PREVIEWS).db()?;
+            let guard = previews.get(preview_id).db()?;
+            guard.map(|json| decode(json.value())).transpose()
+        })
+    }
+
+    /// One write transaction: checks the preview (in the order of [`ClaimError`]'s variants),
+    /// runs `daily_check` against the day's usage, then marks the preview used, counts the
+    /// order in the day's usage and appends the intent as a Pending journal entry. Nothing
+    /// is written when any check fails.
+    pub fn claim_preview(&self, claim: &PreviewClaim<'_>) -> Result<Claimed, ClaimError> {
+        self.write(|txn| {
+            let mut preview: PreviewRecord = {
+                let previews = txn.open_table(PREVIEWS).db()?;
+                let guard = previews.get(claim.preview_id).db()?;
+                match guard {
+                    Some(json) => decode(json.value())?,
+                    None => return Err(ClaimError::NotFound),
+                }
+            };
+            if preview.environment != claim.environment || preview.profile != claim.profile {
+                return Err(ClaimError::OtherEnvironment);
+            }
+            if preview.account_id_key != claim.account_id_key {
+                return Err(ClaimError::OtherAccount);
+            }
+            if preview.kind != claim.kind {
+                return Err(ClaimError::WrongKind);
+            }
+            if claim.now >= preview.expires_at {
+                return Err(ClaimError::Expired);
+            }
+            if preview.used_at.is_some() || preview.used_by.is_some() {
+                return Err(ClaimError::AlreadyUsed);
+            }
+
+            let key = usage_key(
+                claim.environment,
+                claim.profile,
+                claim.account_id_key,
+                claim.trading_day,
+            );
+            let mut usage = {
+                let table = txn.open_table(USAGE).db()?;
+                read_usage(&table, &key)?
+            };
+            (claim.daily_check)(&usage, &preview.summary).map_err(ClaimError::Policy)?;
+
+            let journal_id = append_entry(txn, claim.intent)?;
+            preview.used_at = Some(claim.now);
+            preview.used_by = Some(journal_id);
+            let preview_json = encode(&preview)?;
+            txn.open_table(PREVIEWS)
+                .db()?
+                .insert(claim.preview_id, preview_json.as_str())
+                .db()?;
+
+            // Saturating: a counter that cannot grow further still enforces its limit, and
+            // overflowing on stored values must not panic.
+            usage.orders = usage.orders.saturating_add(1);
+            usage.notional = usage
+                .notional
+                .saturating_add(preview.summary.estimated_notional.unwrap_or_default());
+            let usage_json = encode(&usage)?;
+            txn.open_table(USAGE)
+                .db()?
+                .insert(key.as_str(), usage_json.as_str())
+                .db()?;
+
+            Ok(Claimed {
+                preview,
+                journal_id,
+            })
+        })
+    }
+
+    /// Appends a journal entry with `Outcome::Pending`; returns its id (ids increase,
+    /// starting at 1).
+    pub fn append_intent(&self, intent: &JournalIntent) -> Result<u64, StoreError> {
+        self.write(|txn| append_entry(txn, intent))
+    }
+
+    pub fn record_outcome(&self, id: u64, outcome: &Outcome) -> Result<(), StoreError> {
+        self.update_entry(id, |entry| {
+            entry.outcome = outcome.clone();
+            true
+        })
+        .map(|_| ())
+    }
+
+    /// Only replaces a Pending outcome; returns whether it did. Used by a drop guard that
+    /// marks a cancelled in-flight mutation Uncertain without overwriting a recorded answer.
+    pub fn record_outcome_if_pending(
+        &self,
+        id: u64,
+        outcome: &Outcome,
+    ) -> Result<bool, StoreError> {
+        self.update_entry(id, |entry| {
+            if entry.outcome != Outcome::Pending {
+                return false;
+            }
+            entry.outcome = outcome.clone();
+            true
+        })
+    }
+
+    pub fn record_reconciliation(
+        &self,
+        id: u64,
+        reconciliation: &Reconciliation,
+    ) -> Result<(), StoreError> {
+        self.update_entry(id, |entry| {
+            entry.reconciliation = Some(reconciliation.clone());
+            true
+        })
+        .map(|_| ())
+    }
+
+    pub fn journal_entry(&self, id: u64) -> Result<Option<JournalEntry>, StoreError> {
+        self.read(|txn| {
+            let journal = txn.open_table(JOURNAL).db()?;
+            let guard = journal.get(id).db()?;
+            guard.map(|json| decode(json.value())).transpose()
+        })
+    }
+
+    /// Newest first, only entries of this environment and profile, ids < `before` (when
+    /// given), at most `limit` (clamped to 1..=100).
+    pub fn journal_page(
+        &self,
+        environment: &str,
+        profile: &str,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<JournalPage, StoreError> {
+        let limit = limit.clamp(1, MAX_PAGE);
+        self.read(|txn| {
+            let journal = txn.open_table(JOURNAL).db()?;
+            let upper = before.map_or(Bound::Unbounded, Bound::Excluded);
+            let mut entries = Vec::with_capacity(limit);
+            let mut more = false;
+            for item in journal.range::<u64>((Bound::Unbounded, upper)).db()?.rev() {
+                let (_, json) = item.db()?;
+                let entry: JournalEntry = decode(json.value())?;
+                if entry.intent.environment != environment || entry.intent.profile != profile {
+                    continue;
+                }
+                // Looking one matching entry past the page tells whether there is a next page.
+                if entries.len() == limit {
+                    more = true;
+                    break;
+                }
+                entries.push(entry);
+            }
+            let next_before = if more {
+                entries.last().map(|e| e.id)
+            } else {
+                None
+            };
+            Ok(JournalPage {
+                entries,
+                next_before,
+            })
+        })
+    }
+
+    /// Entries of this environment/profile whose outcome is Uncertain and that have no
+    /// reconciliation yet, oldest first.
+    pub fn needing_reconciliation(
+        &self,
+        environment: &str,
+        profile: &str,
+    ) -> Result<Vec<JournalEntry>, StoreError> {
+        self.read(|txn| {
+            let journal = txn.open_table(JOURNAL).db()?;
+            let mut found = Vec::new();
+            for item in journal.range::<u64>(..).db()? {
+                let (_, json) = item.db()?;
+                let entry: JournalEntry = decode(json.value())?;
+                if entry.intent.environment == environment
+                    && entry.intent.profile == profile
+                    && matches!(entry.outcome, Outcome::Uncertain { .. })
+                    && entry.reconciliation.is_none()
+                {
+                    found.push(entry);
+                }
+            }
+            Ok(found)
+        })
+    }
+
+    pub fn daily_usage(
+        &self,
+        environment: &str,
+        profile: &str,
+        account_id_key: &str,
+        day: jiff::civil::Date,
+    ) -> Result<DailyUsage, StoreError> {
+        let key = usage_key(environment, profile, account_id_key, day);
+        self.read(|txn| {
+            let table = txn.open_table(USAGE).db()?;
+            read_usage(&table, &key)
+        })
+    }
+
+    /// Housekeeping: deletes previews that expired before `cutoff` and were never used;
+    /// returns how many. Used previews stay, as the journal refers to them.
+    pub fn purge_expired_previews(&self, cutoff: jiff::Timestamp) -> Result<usize, StoreError> {
+        self.write(|txn| {
+            let mut previews = txn.open_table(PREVIEWS).db()?;
+            let mut stale = Vec::new();
+            for item in previews.range::<&str>(..).db()? {
+                let (key, json) = item.db()?;
+                let record: PreviewRecord = decode(json.value())?;
+                if record.expires_at < cutoff
+                    && record.used_at.is_none()
+                    && record.used_by.is_none()
+                {
+                    stale.push(key.value().to_owned());
+                }
+            }
+            for key in &stale {
+                previews.remove(key.as_str()).db()?;
+            }
+            Ok(stale.len())
+        })
+    }
+
+    /// Rewrites one journal entry when `change` returns true; returns what it returned.
+    fn update_entry(
+        &self,
+        id: u64,
+        change: impl FnOnce(&mut JournalEntry) -> bool,
+    ) -> Result<bool, StoreError> {
+        self.write(|txn| {
+            let mut journal = txn.open_table(JOURNAL).db()?;
+            let mut entry: JournalEntry = {
+                let guard = journal.get(id).db()?;
+                match guard {
+                    Some(json) => decode(json.value())?,
+                    // Ids come from append_intent/claim_preview, so a missing one is a caller
+                    // bug; it is reported rather than silently creating an entry.
+                    None => {
+                        return Err(StoreError::Database(format!(
+                            "journal entry {id} does not exist"
+                        )));
+                    }
+                }
+            };
+            if !change(&mut entry) {
+                return Ok(false);
+            }
+            let json = encode(&entry)?;
+            journal.insert(id, json.as_str()).db()?;
+            Ok(true)
+        })
+    }
+
+    /// Runs `f` in one write transaction, committing when it returns Ok and aborting (so
+    /// nothing is written) when it returns Err.
+    fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&WriteTransaction) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let db = self.open_db(false)?;
+        let txn = db.begin_write().db()?;
+        match f(&txn) {
+            Ok(value) => {
+                txn.commit().db()?;
+                Ok(value)
+            }
+            Err(err) => {
+                // The caller's error is the one worth reporting; an abort failure leaves
+                // nothing committed either way.
+                let _ = txn.abort();
+                Err(err)
+            }
+        }
+    }
+
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&ReadTransaction) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let db = self.open_db(false)?;
+        let txn = db.begin_read().db()?;
+        f(&txn)
+    }
+
+    /// Opens the file, retrying while another process has it open, until the lock timeout.
+    fn open_db(&self, create: bool) -> Result<Database, StoreError> {
+        let deadline = Instant::now() + self.lock_timeout;
+        let mut sleep = Duration::from_millis(2);
+        loop {
+            let builder = Builder::new();
+            let opened = if create {
+                builder.create(&self.path)
+            } else {
+                builder.open(&self.path)
+            };
+            match opened {
+                Ok(db) => return Ok(db),
+                Err(DatabaseError::DatabaseAlreadyOpen) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(StoreError::Busy);
+                    }
+                    thread::sleep(sleep.min(deadline - now));
+                    sleep = (sleep * 2).min(MAX_RETRY_SLEEP);
+                }
+                Err(err) => return Err(database(err)),
+            }
+        }
+    }
+}
+
+/// Creates an empty file readable only by its owner (it holds account ids), or leaves an
+/// existing one as it is.
+fn create_private_file(path: &Path) -> Result<(), StoreError> {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path).map(drop).map_err(database)
+}
+
+/// Appends `intent` as a Pending entry within `txn`; returns the new id.
+fn append_entry(txn: &WriteTransaction, intent: &JournalIntent) -> Result<u64, StoreError> {
+    let mut meta = txn.open_table(META).db()?;
+    let id = match meta.get(NEXT_JOURNAL_ID).db()? {
+        Some(next) => next.value(),
+        None => 1,
+    };
+    let next = id.checked_add(1).ok_or(StoreError::Corrupt)?;
+    let mut journal = txn.open_table(JOURNAL).db()?;
+    // A counter behind the stored ids would overwrite history; treat it as corruption.
+    if journal.get(id).db()?.is_some() {
+        return Err(StoreError::Corrupt);
+    }
+    let entry = JournalEntry {
+        id,
+        intent: intent.clone(),
+        outcome: Outcome::Pending,
+        reconciliation: None,
+    };
+    let json = encode(&entry)?;
+    journal.insert(id, json.as_str()).db()?;
+    meta.insert(NEXT_JOURNAL_ID, next).db()?;
+    Ok(id)
+}
+
+fn read_usage(
+    table: &impl ReadableTable<&'static str, &'static str>,
+    key: &str,
+) -> Result<DailyUsage, StoreError> {
+    match table.get(key).db()? {
+        Some(json) => decode(json.value()),
+        None => Ok(DailyUsage::default()),
+    }
+}
+
+/// Unit separators keep the parts apart whatever characters ids contain.
+fn usage_key(environment: &str, profile: &str, account: &str, day: jiff::civil::Date) -> String {
+    format!("{environment}\u{1f}{profile}\u{1f}{account}\u{1f}{day}")
+}
+
+fn encode<T: Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value)
+        .map_err(|err| database(format!("a record could not be encoded: {err}")))
+}
+
+/// The serde error is dropped: its text can quote the stored record.
+fn decode<T: DeserializeOwned>(json: &str) -> Result<T, StoreError> {
+    serde_json::from_str(json).map_err(|_| StoreError::Corrupt)
+}
+
+fn database(err: impl Display) -> StoreError {
+    StoreError::Database(err.to_string())
+}
+
+/// `.db()?` turns any redb error into a [`StoreError`], in functions returning either
+/// `StoreError` or `ClaimError`.
+trait IntoStore<T> {
+    fn db(self) -> Result<T, StoreError>;
+}
+
+impl<T, E: Display> IntoStore<T> for Result<T, E> {
+    fn db(self) -> Result<T, StoreError> {
+        self.map_err(database)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use jiff::Timestamp;
+    use jiff::civil::{Date, date};
+    use rust_decimal::Decimal;
+
+    use super::*;
+    use crate::trading::types::{LegSummary, MutationKind, ReconcileStatus};
+
+    const DAY: Date = date(2025, 3, 14);
+
+    fn at(second: i64) -> Timestamp {
+        Timestamp::from_second(1_741_950_000 + second).unwrap()
+    }
+
+    fn temp_store() -> (tempfile::TempDir, TradingStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TradingStore::open(dir.path().join("state").join("trading.redb")).unwrap();
+        (dir, store)
+    }
+
+    fn summary(notional: Option<i64>) -> OrderSummary {
+        OrderSummary {
+            order_type: "EQ".into(),
+            price_type: "LIMIT".into(),
+            order_term: "GOOD_FOR_DAY".into(),
+            market_session: "REGULAR".into(),
+            limit_price: Some(Decimal::new(10, 0)),
+            stop_price: None,
+            all_or_none: false,
+            legs: vec![LegSummary {
+                symbol: "IBM".into(),
+                security_type: "EQ".into(),
+                order_action: "BUY".into(),
+                quantity: Decimal::new(5, 0),
+                call_put: None,
+                expiration: None,
+                strike_price: None,
+            }],
+            estimated_notional: notional.map(|n| Decimal::new(n, 0)),
+        }
+    }
+
+    fn preview(id: &str, kind: PreviewKind) -> PreviewRecord {
+        PreviewRecord {
+            preview_id: id.into(),
+            kind,
+            environment: "sandbox".into(),
+            profile: "default".into(),
+            account_id_key: "acct".into(),
+            order_fields: r#""orderType":"EQ","clientOrderId":"c1","Order":[]"#.into(),
+            broker_preview_ids: vec![],
+            arguments_hash: "00".into(),
+            client_order_id: "c1".into(),
+            summary: summary(Some(50)),
+            created_at: at(0),
+            expires_at: at(180),
+            used_at: None,
+            used_by: None,
+        }
+    }
+
+    fn intent(environment: &str, kind: MutationKind) -> JournalIntent {
+        JournalIntent {
+            kind,
+            environment: environment.into(),
+            profile: "default".into(),
+            account_id_key: Some("acct".into()),
+            preview_id: None,
+            client_order_id: None,
+            target_order_id: None,
+            alert_ids: vec![],
+            summary: None,
+            intent_at: at(1),
+        }
+    }
+
+    fn allow(_: &DailyUsage, _: &OrderSummary) -> Result<(), PolicyRefusal> {
+        Ok(())
+    }
+
+    fn at_most_three(usage: &DailyUsage, _: &OrderSummary) -> Result<(), PolicyRefusal> {
+        if usage.orders < 3 {
+            Ok(())
+        } else {
+            Err(PolicyRefusal {
+                rule: "max_daily_orders",
+                message: "max_daily_orders is reached for today.".into(),
+            })
+        }
+    }
+
+    fn claim<'a>(
+        preview_id: &'a str,
+        intent: &'a JournalIntent,
+        check: &'a (dyn Fn(&DailyUsage, &OrderSummary) -> Result<(), PolicyRefusal> + Sync),
+    ) -> PreviewClaim<'a> {
+        PreviewClaim {
+            preview_id,
+            environment: "sandbox",
+            profile: "default",
+            account_id_key: "acct",
+            kind: PreviewKind::New,
+            now: at(10),
+            trading_day: DAY,
+            daily_check: check,
+            intent,
+        }
+    }
+
+    fn usage(store: &TradingStore) -> DailyUsage {
+        store
+            .daily_usage("sandbox", "default", "acct", DAY)
+            .unwrap()
+    }
+
+    fn uncertain() -> Outcome {
+        Outcome::Uncertain {
+            at: at(20),
+            reason: "timed out".into(),
+        }
+    }
+
+    #[test]
+    fn preview_round_trip_and_private_file() {
+        let (_dir, store) = temp_store();
+        assert_eq!(store.preview("p1").unwrap(), None);
+        let record = preview("p1", PreviewKind::Change { order_id: 7 });
+        store.insert_preview(&record).unwrap();
+        assert_eq!(store.preview("p1").unwrap(), Some(record));
+
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(store.path()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // Reopening an existing store keeps its contents.
+        let again = TradingStore::open(store.path()).unwrap();
+        assert!(again.preview("p1").unwrap().is_some());
+    }
+
+    #[test]
+    fn journal_round_trip() {
+        let (_dir, store) = temp_store();
+        let first = store
+            .append_intent(&intent("sandbox", MutationKind::CancelOrder))
+            .unwrap();
+        let second = store
+            .append_intent(&intent("sandbox", MutationKind::DeleteAlerts))
+            .unwrap();
+        assert_eq!((first, second), (1, 2));
+        assert_eq!(store.journal_entry(3).unwrap(), None);
+
+        let outcome = Outcome::Succeeded {
+            at: at(5),
+            order_id: Some(42),
+            deleted_alert_ids: vec![],
+        };
+        store.record_outcome(first, &outcome).unwrap();
+        let reconciliation = Reconciliation {
+            status: ReconcileStatus::Found,
+            at: at(6),
+            order: Some(serde_json::json!({"orderId": 42})),
+            note: None,
+        };
+        store.record_reconciliation(first, &reconciliation).unwrap();
+        let entry = store.journal_entry(first).unwrap().unwrap();
+        assert_eq!(entry.outcome, outcome);
+        assert_eq!(entry.reconciliation, Some(reconciliation));
+        assert_eq!(entry.intent.kind, MutationKind::CancelOrder);
+        assert_eq!(
+            store.journal_entry(second).unwrap().unwrap().outcome,
+            Outcome::Pending
+        );
+
+        assert!(matches!(
+            store.record_outcome(99, &outcome),
+            Err(StoreError::Database(_))
+        ));
+    }
+
+    #[test]
+    fn record_outcome_if_pending_keeps_a_recorded_answer() {
+        let (_dir, store) = temp_store();
+        let id = store
+            .append_intent(&intent("sandbox", MutationKind::PlaceOrder))
+            .unwrap();
+        assert!(store.record_outcome_if_pending(id, &uncertain()).unwrap());
+        assert_eq!(
+            store.journal_entry(id).unwrap().unwrap().outcome,
+            uncertain()
+        );
+
+        let id = store
+            .append_intent(&intent("sandbox", MutationKind::PlaceOrder))
+            .unwrap();
+        let failed = Outcome::Failed {
+            at: at(3),
+            code: "100".into(),
+            failed_alert_ids: vec![],
+            deleted_alert_ids: vec![],
+        };
+        store.record_outcome(id, &failed).unwrap();
+        assert!(!store.record_outcome_if_pending(id, &uncertain()).unwrap());
+        assert_eq!(store.journal_entry(id).unwrap().unwrap().outcome, failed);
+    }
+
+    #[test]
+    fn claim_marks_used_counts_usage_and_journals() {
+        let (_dir, store) = temp_store();
+        store
+            .insert_preview(&preview("p1", PreviewKind::New))
+            .unwrap();
+        let intent = intent("sandbox", MutationKind::PlaceOrder);
+        let claimed = store.claim_preview(&claim("p1", &intent, &allow)).unwrap();
+
+        assert_eq!(claimed.journal_id, 1);
+        assert_eq!(claimed.preview.used_at, Some(at(10)));
+        assert_eq!(claimed.preview.used_by, Some(1));
+        assert_eq!(store.preview("p1").unwrap(), Some(claimed.preview));
+        let entry = store.journal_entry(1).unwrap().unwrap();
+        assert_eq!((entry.intent, entry.outcome), (intent, Outcome::Pending));
+        assert_eq!(
+            usage(&store),
+            DailyUsage {
+                orders: 1,
+                notional: Decimal::new(50, 0)
+            }
+        );
+        // Other days and accounts have their own counters.
+        assert_eq!(
+            store
+                .daily_usage("sandbox", "default", "acct", date(2025, 3, 13))
+                .unwrap(),
+            DailyUsage::default()
+        );
+        assert_eq!(
+            store
+                .daily_usage("sandbox", "default", "other", DAY)
+                .unwrap(),
+            DailyUsage::default()
+        );
+    }
+
+    #[test]
+    fn daily_check_sees_usage_before_increment() {
+        let (_dir, store) = temp_store();
+        let mut record = preview("p1", PreviewKind::New);
+        record.summary.estimated_notional = None;
+        store.insert_preview(&record).unwrap();
+        store
+            .insert_preview(&preview("p2", PreviewKind::New))
+            .unwrap();
+        let intent = intent("sandbox", MutationKind::PlaceOrder);
+
+        let seen = Mutex::new(Vec::new());
+        let check = |u: &DailyUsage, _: &OrderSummary| {
+            seen.lock().unwrap().push(u.clone());
+            Ok(())
+        };
+        store.claim_preview(&claim("p1", &intent, &check)).unwrap();
+        store.claim_preview(&claim("p2", &intent, &check)).unwrap();
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(
+            seen,
+            vec![
+                DailyUsage::default(),
+                // No notional estimate counts as 0.
+                DailyUsage {
+                    orders: 1,
+                    notional: Decimal::ZERO
+                }
+            ]
+        );
+        assert_eq!(
+            usage(&store),
+            DailyUsage {
+                orders: 2,
+                notional: Decimal::new(50, 0)
+            }
+        );
+    }
+
+    #[test]
+    fn every_failed_claim_writes_nothing() {
+        let (_dir, store) = temp_store();
+        let mut used = preview("used", PreviewKind::New);
+        used.used_at = Some(at(2));
+        used.used_by = Some(77);
+        let previews = [
+            preview("new", PreviewKind::New),
+            preview("change", PreviewKind::Change { order_id: 7 }),
+            used,
+        ];
+        for record in &previews {
+            store.insert_preview(record).unwrap();
+        }
+        let intent = intent("sandbox", MutationKind::PlaceOrder);
+        let refuse = |_: &DailyUsage, _: &OrderSummary| {
+            Err(PolicyRefusal {
+                rule: "max_daily_notional",
+                message: "max_daily_notional would be exceeded.".into(),
+            })
+        };
+
+        let base = || claim("new", &intent, &allow);
+        type Expected = fn(&ClaimError) -> bool;
+        let cases: Vec<(PreviewClaim<'_>, Expected)> = vec![
+            (
+                PreviewClaim {
+                    preview_id: "missing",
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::NotFound),
+            ),
+            (
+                PreviewClaim {
+                    environment: "live",
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::OtherEnvironment),
+            ),
+            (
+                PreviewClaim {
+                    profile: "other",
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::OtherEnvironment),
+            ),
+            (
+                PreviewClaim {
+                    account_id_key: "other",
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::OtherAccount),
+            ),
+            (
+                PreviewClaim {
+                    kind: PreviewKind::Change { order_id: 7 },
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::WrongKind),
+            ),
+            (
+                PreviewClaim {
+                    preview_id: "change",
+                    kind: PreviewKind::Change { order_id: 8 },
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::WrongKind),
+            ),
+            (
+                PreviewClaim {
+                    now: at(180),
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::Expired),
+            ),
+            (
+                PreviewClaim {
+                    preview_id: "used",
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::AlreadyUsed),
+            ),
+            (
+                PreviewClaim {
+                    daily_check: &refuse,
+                    ..base()
+                },
+                |e| matches!(e, ClaimError::Policy(r) if r.rule == "max_daily_notional"),
+            ),
+        ];
+        for (claim, expected) in &cases {
+            let err = store.claim_preview(claim).unwrap_err();
+            assert!(expected(&err), "{} gave {err:?}", claim.preview_id);
+        }
+
+        for record in &previews {
+            assert_eq!(
+                store.preview(&record.preview_id).unwrap().as_ref(),
+                Some(record)
+            );
+        }
+        assert_eq!(usage(&store), DailyUsage::default());
+        assert_eq!(store.journal_entry(1).unwrap(), None);
+        // The ids of failed claims were not consumed either.
+        assert_eq!(store.append_intent(&intent).unwrap(), 1);
+
+        // A change preview is claimed with its own order id; a second claim is refused.
+        let change = PreviewClaim {
+            preview_id: "change",
+            kind: PreviewKind::Change { order_id: 7 },
+            ..base()
+        };
+        assert_eq!(store.claim_preview(&change).unwrap().journal_id, 2);
+        assert!(matches!(
+            store.claim_preview(&change),
+            Err(ClaimError::AlreadyUsed)
+        ));
+        assert_eq!(
+            ClaimError::Policy(PolicyRefusal {
+                rule: "r",
+                message: "Rule r says no.".into()
+            })
+            .to_string(),
+            "Rule r says no."
+        );
+    }
+
+    #[test]
+    fn concurrent_claims_respect_the_daily_limit() {
+        let (_dir, store) = temp_store();
+        // Half the threads share a store, half open their own, as other processes would.
+        let shared = Arc::new(store);
+        let intent = intent("sandbox", MutationKind::PlaceOrder);
+        for i in 0..8 {
+            shared
+                .insert_preview(&preview(&format!("p{i}"), PreviewKind::New))
+                .unwrap();
+        }
+        let ok = AtomicU32::new(0);
+        let refused = AtomicU32::new(0);
+        thread::scope(|s| {
+            for i in 0..8 {
+                let (shared, intent, ok, refused) = (&shared, &intent, &ok, &refused);
+                s.spawn(move || {
+                    let own;
+                    let store = if i % 2 == 0 {
+                        &**shared
+                    } else {
+                        own = TradingStore::open(shared.path()).unwrap();
+                        &own
+                    };
+                    let id = format!("p{i}");
+                    match store.claim_preview(&claim(&id, intent, &at_most_three)) {
+                        Ok(_) => ok.fetch_add(1, Ordering::SeqCst),
+                        Err(ClaimError::Policy(_)) => refused.fetch_add(1, Ordering::SeqCst),
+                        Err(other) => panic!("unexpected {other:?}"),
+                    };
+                });
+            }
+        });
+        assert_eq!((ok.into_inner(), refused.into_inner()), (3, 5));
+        assert_eq!(usage(&shared).orders, 3);
+        let page = shared
+            .journal_page("sandbox", "default", None, 100)
+            .unwrap();
+        assert_eq!(page.entries.len(), 3);
+    }
+
+    #[test]
+    fn a_preview_is_claimed_once_under_concurrency() {
+        let (_dir, store) = temp_store();
+        store
+            .insert_preview(&preview("p1", PreviewKind::New))
+            .unwrap();
+        let intent = intent("sandbox", MutationKind::PlaceOrder);
+        let ok = AtomicU32::new(0);
+        thread::scope(|s| {
+            for i in 0..8 {
+                let (store, intent, ok) = (&store, &intent, &ok);
+                s.spawn(move || {
+                    let own;
+                    let store = if i % 2 == 0 {
+                        store
+                    } else {
+                        own = TradingStore::open(store.path()).unwrap();
+                        &own
+                    };
+                    match store.claim_preview(&claim("p1", intent, &allow)) {
+                        Ok(_) => {
+                            ok.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Err(ClaimError::AlreadyUsed) => {}
+                        Err(other) => panic!("unexpected {other:?}"),
+                    }
+                });
+            }
+        });
+        assert_eq!(ok.into_inner(), 1);
+        assert_eq!(usage(&store).orders, 1);
+    }
+
+    #[test]
+    fn two_stores_on_one_file_interleave() {
+        let (_dir, a) = temp_store();
+        let b = TradingStore::open(a.path()).unwrap();
+        a.insert_preview(&preview("p1", PreviewKind::New)).unwrap();
+        assert!(b.preview("p1").unwrap().is_some());
+        let cancel = intent("sandbox", MutationKind::CancelOrder);
+        assert_eq!(b.append_intent(&cancel).unwrap(), 1);
+        assert_eq!(a.append_intent(&cancel).unwrap(), 2);
+        b.record_outcome(2, &uncertain()).unwrap();
+        assert_eq!(a.journal_entry(2).unwrap().unwrap().outcome, uncertain());
+
+        // Run both at once, so each finds the file open by the other and retries.
+        thread::scope(|s| {
+            for store in [&a, &b] {
+                let cancel = &cancel;
+                s.spawn(move || {
+                    for _ in 0..20 {
+                        store.append_intent(cancel).unwrap();
+                        store.journal_page("sandbox", "default", None, 5).unwrap();
+                    }
+                });
+            }
+        });
+        let mut ids = Vec::new();
+        let mut before = None;
+        loop {
+            let page = a.journal_page("sandbox", "default", before, 100).unwrap();
+            ids.extend(page.entries.iter().map(|e| e.id));
+            match page.next_before {
+                Some(next) => before = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(ids, (1..=42).rev().collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn busy_when_another_handle_keeps_the_file_open() {
+        let (_dir, store) = temp_store();
+        let store = store.with_lock_timeout(Duration::from_millis(100));
+        let held = Database::open(store.path()).unwrap();
+        let started = Instant::now();
+        assert!(matches!(store.preview("p1"), Err(StoreError::Busy)));
+        assert!(matches!(
+            store.append_intent(&intent("sandbox", MutationKind::CancelOrder)),
+            Err(StoreError::Busy)
+        ));
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        drop(held);
+        assert_eq!(store.preview("p1").unwrap(), None);
+    }
+
+    #[test]
+    fn journal_pages_newest_first_per_environment() {
+        let (_dir, store) = temp_store();
+        let mut sandbox_ids = Vec::new();
+        for i in 0..250 {
+            // Every third entry belongs to live, and every fifth of the rest to another profile.
+            let mut entry = intent(
+                if i % 3 == 0 { "live" } else { "sandbox" },
+                MutationKind::CancelOrder,
+            );
+            if i % 5 == 0 {
+                entry.profile = "other".into();
+            }
+            let id = store.append_intent(&entry).unwrap();
+            if entry.environment == "sandbox" && entry.profile == "default" {
+                sandbox_ids.push(id);
+            }
+        }
+        sandbox_ids.reverse();
+
+        let mut seen = Vec::new();
+        let mut before = None;
+        let mut pages = 0;
+        loop {
+            let page = store
+                .journal_page("sandbox", "default", before, 50)
+                .unwrap();
+            assert!(page.entries.len() <= 50);
+            assert!(
+                page.entries
+                    .iter()
+                    .all(|e| e.intent.environment == "sandbox" && e.intent.profile == "default")
+            );
+            seen.extend(page.entries.iter().map(|e| e.id));
+            pages += 1;
+            match page.next_before {
+                Some(next) => before = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(seen, sandbox_ids);
+        assert_eq!(pages, sandbox_ids.len().div_ceil(50));
+
+        // The limit is clamped to 1..=100.
+        assert_eq!(
+            store
+                .journal_page("sandbox", "default", None, 0)
+                .unwrap()
+                .entries
+                .len(),
+            1
+        );
+        assert_eq!(
+            store
+                .journal_page("live", "default", None, 1000)
+                .unwrap()
+                .entries
+                .len(),
+            67
+        );
+        // The oldest live/default entries are ids 4 and 7 (id 1 is live/other): a page that
+        // ends exactly on them is the last one.
+        let last = store.journal_page("live", "default", Some(8), 2).unwrap();
+        assert_eq!(
+            last.entries.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![7, 4]
+        );
+        assert_eq!(last.next_before, None);
+        assert_eq!(
+            store.journal_page("paper", "default", None, 10).unwrap(),
+            JournalPage {
+                entries: vec![],
+                next_before: None
+            }
+        );
+    }
+
+    #[test]
+    fn needing_reconciliation_lists_unreconciled_uncertain_entries() {
+        let (_dir, store) = temp_store();
+        let sandbox = intent("sandbox", MutationKind::PlaceOrder);
+        let ids: Vec<u64> = (0..4)
+            .map(|_| store.append_intent(&sandbox).unwrap())
+            .collect();
+        let live = store
+            .append_intent(&intent("live", MutationKind::PlaceOrder))
+            .unwrap();
+        for id in [ids[0], ids[1], ids[3], live] {
+            store.record_outcome(id, &uncertain()).unwrap();
+        }
+        store
+            .record_reconciliation(
+                ids[1],
+                &Reconciliation {
+                    status: ReconcileStatus::NotFound,
+                    at: at(30),
+                    order: None,
+                    note: None,
+                },
+            )
+            .unwrap();
+        let found = store.needing_reconciliation("sandbox", "default").unwrap();
+        assert_eq!(
+            found.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![ids[0], ids[3]]
+        );
+        assert_eq!(
+            store
+                .needing_reconciliation("live", "default")
+                .unwrap()
+                .len(),
+            1
+        );
+        assert!(
+            store
+                .needing_reconciliation("sandbox", "other")
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn purge_removes_only_unused_expired_previews() {
+        let (_dir, store) = temp_store();
+        let mut old = preview("old", PreviewKind::New);
+        old.expires_at = at(100);
+        let mut old_used = preview("old-used", PreviewKind::New);
+        old_used.expires_at = at(100);
+        old_used.used_at = Some(at(50));
+        old_used.used_by = Some(1);
+        let mut fresh = preview("fresh", PreviewKind::New);
+        fresh.expires_at = at(500);
+        for record in [&old, &old_used, &fresh] {
+            store.insert_preview(record).unwrap();
+        }
+        assert_eq!(store.purge_expired_previews(at(100)).unwrap(), 0);
+        assert_eq!(store.purge_expired_previews(at(200)).unwrap(), 1);
+        assert_eq!(store.preview("old").unwrap(), None);
+        assert!(store.preview("old-used").unwrap().is_some());
+        assert!(store.preview("fresh").unwrap().is_some());
+        assert_eq!(store.purge_expired_previews(at(200)).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_corrupt_record_is_an_error() {
+        let (_dir, store) = temp_store();
+        {
+            let db = Database::open(store.path()).unwrap();
+            let txn = db.begin_write().unwrap();
+            txn.open_table(PREVIEWS)
+                .unwrap()
+                .insert("bad", "{not json")
+                .unwrap();
+            txn.open_table(JOURNAL).unwrap().insert(1, "[]").unwrap();
+            txn.commit().unwrap();
+        }
+        assert!(matches!(store.preview("bad"), Err(StoreError::Corrupt)));
+        assert!(matches!(store.journal_entry(1), Err(StoreError::Corrupt)));
+        assert!(matches!(
+            store.journal_page("sandbox", "default", None, 10),
+            Err(StoreError::Corrupt)
+        ));
+        let intent = intent("sandbox", MutationKind::PlaceOrder);
+        assert!(matches!(
+            store.claim_preview(&claim("bad", &intent, &allow)),
+            Err(ClaimError::Store(StoreError::Corrupt))
+        ));
+        // The stale counter would overwrite entry 1; it is refused instead.
+        assert!(matches!(
+            store.append_intent(&intent),
+            Err(StoreError::Corrupt)
+        ));
+    }
+}

@@ -18,6 +18,12 @@ pub enum ClientReason {
     },
     InvalidFormat,
     OutOfRange,
+    /// A domain rule with its own fixed, value-free explanation (written in this crate,
+    /// never built from input), e.g. "A MARKET order must be GOOD_FOR_DAY."
+    Rule {
+        code: &'static str,
+        message: &'static str,
+    },
     /// Anything else: the host gets safe generic guidance, never the internal reason.
     Unrecognized,
 }
@@ -53,6 +59,7 @@ pub fn client_validation_error(problems: impl IntoIterator<Item = ClientProblem>
                 "out_of_range",
                 "Outside the range the broker accepts for this field.".into(),
             ),
+            ClientReason::Rule { code, message } => (code, message.into()),
             ClientReason::Unrecognized => (
                 "invalid",
                 "Refused before sending; check this value against the tool's input schema and description."

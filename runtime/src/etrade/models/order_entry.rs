@@ -1,0 +1,386 @@
+//! Order entry responses: `PreviewOrderResponse` (preview and change preview),
+//! `PlaceOrderResponse` (place and change place) and `CancelOrderResponse`. Messages and
+//! warnings are kept unchanged; money is exact decimals; times are RFC 3339.
+
+use super::epoch_millis_opt;
+use super::money::decimal_opt;
+use super::orders::OrderDetail;
+use super::quotes::{BrokerMessage, messages};
+use super::scalars::{flag_opt, int, int_opt, text_opt};
+use crate::etrade::one_or_many;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewIdEntry {
+    #[serde(deserialize_with = "int")]
+    pub preview_id: i64,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub cash_margin: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuyingPowerFigures {
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub current_bp: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub current_oor: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub current_net_bp: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub current_order_impact: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub net_bp: Option<Decimal>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuyingPowerDetails {
+    #[serde(default)]
+    pub settled: Option<BuyingPowerFigures>,
+    #[serde(default)]
+    pub settled_unsettled: Option<BuyingPowerFigures>,
+    #[serde(default)]
+    pub marginable: Option<BuyingPowerFigures>,
+    #[serde(default)]
+    pub non_marginable: Option<BuyingPowerFigures>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderDisclosure {
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub eh_disclosure_flag: Option<bool>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub ah_disclosure_flag: Option<bool>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub conditional_disclosure_flag: Option<bool>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub ao_disclosure_flag: Option<bool>,
+}
+
+/// `data.broker_preview`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrokerPreview {
+    #[serde(default, deserialize_with = "text_opt")]
+    pub order_type: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub total_order_value: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub total_commission: Option<Decimal>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub preview_time: Option<String>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub dst_flag: Option<bool>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub account_id: Option<String>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub option_level_cd: Option<i64>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub margin_level_cd: Option<String>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub commission_message: Option<String>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub client_order_id: Option<String>,
+    #[serde(
+        rename = "order",
+        alias = "Order",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    pub order: Vec<OrderDetail>,
+    #[serde(
+        rename = "previewIds",
+        alias = "PreviewIds",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    pub preview_ids: Vec<PreviewIdEntry>,
+    #[serde(default)]
+    pub cash_bp_details: Option<BuyingPowerDetails>,
+    #[serde(default)]
+    pub margin_bp_details: Option<BuyingPowerDetails>,
+    #[serde(default)]
+    pub dt_bp_details: Option<BuyingPowerDetails>,
+    #[serde(rename = "disclosure", alias = "Disclosure", default)]
+    pub disclosure: Option<OrderDisclosure>,
+    #[serde(
+        rename = "messages",
+        alias = "Messages",
+        alias = "messageList",
+        default,
+        deserialize_with = "messages"
+    )]
+    pub messages: Vec<BrokerMessage>,
+}
+
+impl BrokerPreview {
+    /// E*TRADE's estimated total: the order's estimatedTotalAmount, else totalOrderValue.
+    pub fn estimated_total(&self) -> Option<Decimal> {
+        self.order
+            .iter()
+            .find_map(|o| o.estimated_total_amount)
+            .or(self.total_order_value)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct PreviewEnvelope {
+    #[serde(rename = "PreviewOrderResponse")]
+    response: BrokerPreview,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderIdEntry {
+    #[serde(deserialize_with = "int")]
+    pub order_id: i64,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub cash_margin: Option<String>,
+}
+
+/// `data.broker_response` of place_order and place_change_order.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrokerPlacement {
+    #[serde(default, deserialize_with = "text_opt")]
+    pub order_type: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub total_order_value: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub total_commission: Option<Decimal>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub placed_time: Option<String>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub account_id: Option<String>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub client_order_id: Option<String>,
+    #[serde(
+        rename = "order",
+        alias = "Order",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    pub order: Vec<OrderDetail>,
+    #[serde(
+        rename = "orderIds",
+        alias = "OrderIds",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    pub order_ids: Vec<OrderIdEntry>,
+    #[serde(
+        rename = "messages",
+        alias = "Messages",
+        alias = "messageList",
+        default,
+        deserialize_with = "messages"
+    )]
+    pub messages: Vec<BrokerMessage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PlaceEnvelope {
+    #[serde(rename = "PlaceOrderResponse")]
+    response: BrokerPlacement,
+}
+
+/// `data.broker_response` of cancel_order.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrokerCancellation {
+    #[serde(default, deserialize_with = "text_opt")]
+    pub account_id: Option<String>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub order_id: Option<i64>,
+    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    pub cancel_time: Option<String>,
+    #[serde(
+        rename = "messages",
+        alias = "Messages",
+        default,
+        deserialize_with = "messages"
+    )]
+    pub messages: Vec<BrokerMessage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CancelEnvelope {
+    #[serde(rename = "CancelOrderResponse")]
+    response: BrokerCancellation,
+}
+
+/// Why an answer could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryParseError {
+    #[error("empty answer")]
+    Empty,
+    #[error("unexpected shape")]
+    Shape,
+}
+
+fn parse<T: serde::de::DeserializeOwned>(
+    body: Option<serde_json::Value>,
+) -> Result<T, EntryParseError> {
+    let v = body.ok_or(EntryParseError::Empty)?;
+    serde_json::from_value(v).map_err(|_| EntryParseError::Shape)
+}
+
+impl BrokerPreview {
+    /// A preview must carry at least one previewId: without it nothing can be placed.
+    pub fn from_wire(body: Option<serde_json::Value>) -> Result<BrokerPreview, EntryParseError> {
+        let p = parse::<PreviewEnvelope>(body)?.response;
+        if p.preview_ids.is_empty() {
+            return Err(EntryParseError::Shape);
+        }
+        Ok(p)
+    }
+}
+
+impl BrokerPlacement {
+    /// A placement must name the new order.
+    pub fn from_wire(body: Option<serde_json::Value>) -> Result<BrokerPlacement, EntryParseError> {
+        let p = parse::<PlaceEnvelope>(body)?.response;
+        if p.order_ids.is_empty() {
+            return Err(EntryParseError::Shape);
+        }
+        Ok(p)
+    }
+}
+
+impl BrokerCancellation {
+    pub fn from_wire(
+        body: Option<serde_json::Value>,
+    ) -> Result<BrokerCancellation, EntryParseError> {
+        Ok(parse::<CancelEnvelope>(body)?.response)
+    }
+}
+
+/// `DELETE /v1/user/alerts/{ids}` → `{"AlertsResponse":{"result":"SUCCESS"|"ERROR",
+/// "failedAlerts":{"alertId":[…]}}}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertDeletion {
+    pub success: bool,
+    /// Ids E*TRADE said it could not delete (may be empty even when `success` is false).
+    pub failed: Vec<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct AlertsEnvelope {
+    #[serde(rename = "AlertsResponse")]
+    response: AlertsResult,
+}
+
+#[derive(Debug, Deserialize)]
+struct AlertsResult {
+    #[serde(default, deserialize_with = "text_opt")]
+    result: Option<String>,
+    #[serde(rename = "failedAlerts", default)]
+    failed: Option<FailedAlerts>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FailedAlerts {
+    #[serde(rename = "alertId", default, deserialize_with = "one_or_many_ids")]
+    ids: Vec<i64>,
+}
+
+fn one_or_many_ids<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Id(#[serde(deserialize_with = "int")] i64);
+    let ids: Vec<Id> = one_or_many(d)?;
+    Ok(ids.into_iter().map(|i| i.0).collect())
+}
+
+impl AlertDeletion {
+    pub fn from_wire(body: Option<serde_json::Value>) -> Result<AlertDeletion, EntryParseError> {
+        let r = parse::<AlertsEnvelope>(body)?.response;
+        let success = match r.result.as_deref() {
+            Some(s) if s.eq_ignore_ascii_case("SUCCESS") => true,
+            Some(s) if s.eq_ignore_ascii_case("ERROR") => false,
+            _ => return Err(EntryParseError::Shape),
+        };
+        Ok(AlertDeletion {
+            success,
+            failed: r.failed.map(|f| f.ids).unwrap_or_default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_documented_preview_reads_exactly() {
+        let v = json!({"PreviewOrderResponse":{"orderType":"EQ","totalOrderValue":1700.0,"previewTime":1700000000123_i64,
+            "dstFlag":false,"accountId":"84010429","optionLevelCd":2,"marginLevelCd":"MARGIN_TRADING_ALLOWED",
+            "cashBpDetails":{"settled":{"currentBp":1250.11,"currentOor":0.0,"currentNetBp":1250.11,"currentOrderImpact":1700.0,"netBp":-449.89}},
+            "Order":[{"orderTerm":"GOOD_FOR_DAY","priceType":"LIMIT","limitPrice":170.0,"estimatedTotalAmount":1700.65,
+              "messages":{"Message":[{"description":"Your order may be subject to review.","code":1049,"type":"WARNING"}]},
+              "Instrument":[{"orderAction":"BUY","quantity":10,"Product":{"symbol":"AAPL","securityType":"EQ"}}]}],
+            "PreviewIds":[{"previewId":266606056106_i64,"cashMargin":"MARGIN"}],
+            "Disclosure":{"ehDisclosureFlag":false,"conditionalDisclosureFlag":true}}});
+        let p = BrokerPreview::from_wire(Some(v)).expect("preview");
+        assert_eq!(p.preview_ids[0].preview_id, 266606056106);
+        assert_eq!(
+            p.estimated_total().map(|d| d.to_string()).as_deref(),
+            Some("1700.65")
+        );
+        let bp = p
+            .cash_bp_details
+            .as_ref()
+            .and_then(|d| d.settled.as_ref())
+            .and_then(|s| s.net_bp);
+        assert_eq!(bp.map(|d| d.to_string()).as_deref(), Some("-449.89"));
+        assert_eq!(p.order[0].messages[0].code.as_deref(), Some("1049"));
+        assert_eq!(p.preview_time.as_deref(), Some("2023-11-14T22:13:20Z"));
+        let out = serde_json::to_value(&p).expect("ser");
+        assert_eq!(out["cashBpDetails"]["settled"]["netBp"], "-449.89");
+    }
+
+    #[test]
+    fn a_preview_without_ids_or_a_placement_without_order_ids_is_unusable() {
+        let v = json!({"PreviewOrderResponse":{"orderType":"EQ"}});
+        assert!(BrokerPreview::from_wire(Some(v)).is_err());
+        let v = json!({"PlaceOrderResponse":{"orderType":"EQ"}});
+        assert!(BrokerPlacement::from_wire(Some(v)).is_err());
+        let v = json!({"PlaceOrderResponse":{"OrderIds":[{"orderId":677}]}});
+        assert_eq!(
+            BrokerPlacement::from_wire(Some(v))
+                .expect("place")
+                .order_ids[0]
+                .order_id,
+            677
+        );
+        assert!(BrokerPlacement::from_wire(None).is_err());
+    }
+
+    #[test]
+    fn alert_deletion_results() {
+        let ok = json!({"AlertsResponse":{"result":"SUCCESS"}});
+        assert_eq!(
+            AlertDeletion::from_wire(Some(ok)).expect("ok"),
+            AlertDeletion {
+                success: true,
+                failed: vec![]
+            }
+        );
+        let partial =
+            json!({"AlertsResponse":{"result":"ERROR","failedAlerts":{"alertId":[5678]}}});
+        assert_eq!(
+            AlertDeletion::from_wire(Some(partial)).expect("p").failed,
+            vec![5678]
+        );
+        let one = json!({"AlertsResponse":{"result":"ERROR","failedAlerts":{"alertId":5678}}});
+        assert_eq!(
+            AlertDeletion::from_wire(Some(one)).expect("p").failed,
+            vec![5678]
+        );
+        assert!(AlertDeletion::from_wire(Some(json!({"AlertsResponse":{}}))).is_err());
+    }
+}

@@ -1,0 +1,130 @@
+//! Matching an uncertain mutation against E*TRADE's order list. E*TRADE may not echo
+//! clientOrderId in listings, so a placement is recognised by E*TRADE's previewId when the
+//! listing carries it, else by its terms (legs: symbol, action, quantity; price type and
+//! prices) placed no earlier than shortly before our attempt. More than one candidate is
+//! ambiguous: the answer is then `unknown`, never a guess.
+
+use super::types::{OrderSummary, PreviewRecord};
+use crate::etrade::models::orders::{Order, OrderDetail, OrderInstrument};
+use jiff::{SignedDuration, Timestamp};
+use rust_decimal::Decimal;
+
+/// Clock skew tolerated between this machine and E*TRADE when comparing placed times.
+pub const CLOCK_SLACK: SignedDuration = SignedDuration::from_secs(120);
+
+#[derive(Debug, PartialEq)]
+pub enum Matched<'a> {
+    One(&'a Order),
+    None,
+    Ambiguous(usize),
+}
+
+fn placed_at(d: &OrderDetail) -> Option<Timestamp> {
+    d.placed_time.as_deref()?.parse().ok()
+}
+
+fn same_decimal(ours: Option<Decimal>, theirs: Option<Decimal>) -> bool {
+    match ours {
+        // E*TRADE lists 0 for a price an order does not have.
+        None => theirs.is_none_or(|t| t.is_zero()),
+        Some(p) => theirs == Some(p),
+    }
+}
+
+fn instrument_matches(leg: &super::types::LegSummary, i: &OrderInstrument) -> bool {
+    let symbol_ok = i
+        .product
+        .as_ref()
+        .and_then(|p| p.symbol.as_deref())
+        .is_some_and(|s| s.eq_ignore_ascii_case(&leg.symbol));
+    let action_ok = i.order_action.as_deref() == Some(leg.order_action.as_str());
+    let quantity_ok = i.ordered_quantity.or(i.quantity) == Some(leg.quantity);
+    let contract_ok = match (&leg.call_put, i.product.as_ref()) {
+        (None, _) => true,
+        (Some(cp), Some(p)) => {
+            p.call_put.as_deref() == Some(cp.as_str())
+                && leg.strike_price.is_none_or(|s| p.strike_price == Some(s))
+        }
+        (Some(_), None) => false,
+    };
+    symbol_ok && action_ok && quantity_ok && contract_ok
+}
+
+fn detail_matches(summary: &OrderSummary, d: &OrderDetail, not_before: Timestamp) -> bool {
+    let time_ok = placed_at(d).is_some_and(|t| t >= not_before);
+    let price_ok = d.price_type.as_deref() == Some(summary.price_type.as_str())
+        && same_decimal(summary.limit_price, d.limit_price)
+        && same_decimal(summary.stop_price, d.stop_price);
+    let legs_ok = summary.legs.len() == d.instrument.len()
+        && summary
+            .legs
+            .iter()
+            .all(|leg| d.instrument.iter().any(|i| instrument_matches(leg, i)));
+    time_ok && price_ok && legs_ok
+}
+
+/// The order a placement created, if the listing shows it. `known` are order ids this
+/// server already attributes to other journal entries.
+pub fn match_placement<'a>(
+    preview: &PreviewRecord,
+    attempted_at: Timestamp,
+    orders: &'a [Order],
+    known: &[i64],
+) -> Matched<'a> {
+    let ids: Vec<i64> = preview
+        .broker_preview_ids
+        .iter()
+        .map(|p| p.preview_id)
+        .collect();
+    let fresh = |o: &&Order| o.order_id.is_none_or(|id| !known.contains(&id));
+    // E*TRADE's previewId is decisive when the listing carries it.
+    let by_preview: Vec<&Order> = orders
+        .iter()
+        .filter(fresh)
+        .filter(|o| {
+            o.order_detail
+                .iter()
+                .any(|d| d.preview_id.is_some_and(|p| ids.contains(&p)))
+        })
+        .collect();
+    if by_preview.len() == 1 {
+        return Matched::One(by_preview[0]);
+    }
+    let not_before = attempted_at - CLOCK_SLACK;
+    let candidates: Vec<&Order> = orders
+        .iter()
+        .filter(fresh)
+        .filter(|o| {
+            o.order_type
+                .as_deref()
+                .is_none_or(|t| t == preview.summary.order_type)
+                && o.order_detail
+                    .iter()
+                    .any(|d| detail_matches(&preview.summary, d, not_before))
+        })
+        .collect();
+    match candidates.len() {
+        0 => Matched::None,
+        1 => Matched::One(candidates[0]),
+        n => Matched::Ambiguous(n),
+    }
+}
+
+/// The listed order with this id.
+pub fn find_order(orders: &[Order], order_id: i64) -> Option<&Order> {
+    orders.iter().find(|o| o.order_id == Some(order_id))
+}
+
+/// The order that replaced `order_id` (a change creates a new order that names it).
+pub fn find_replacement(orders: &[Order], order_id: i64) -> Option<&Order> {
+    orders.iter().find(|o| {
+        o.order_detail
+            .iter()
+            .any(|d| d.replaces_order_id == Some(order_id))
+    })
+}
+
+/// The status E*TRADE lists for an order (from its first detail).
+pub fn status_of(order: &Order) -> Option<&str> {
+    order.order_detail.first()?.status.as_deref()
+}
