@@ -533,3 +533,307 @@ fn iron(c: &mut Checker<'_>, body: bool) {
     let all: Vec<&TicketLeg> = c.ticket.legs.iter().collect();
     equal_quantities(c, &all);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::civil::date;
+    use proptest::prelude::*;
+
+    const TODAY: Date = date(2026, 12, 1);
+
+    fn leg(action: &'static str, cp: &'static str, strike: i64, qty: i64) -> TicketLeg {
+        TicketLeg {
+            symbol: "AAPL".into(),
+            security_type: "OPTN",
+            order_action: action,
+            quantity: Decimal::from(qty),
+            call_put: Some(cp),
+            expiration: Some(date(2026, 12, 18)),
+            strike_price: Some(Decimal::from(strike)),
+        }
+    }
+
+    fn spread(
+        order_type: &'static str,
+        price_type: &'static str,
+        legs: Vec<TicketLeg>,
+    ) -> OrderTicket {
+        OrderTicket {
+            order_type,
+            price_type,
+            order_term: "GOOD_FOR_DAY",
+            market_session: "REGULAR",
+            limit_price: Some(Decimal::ONE),
+            stop_price: None,
+            all_or_none: false,
+            client_order_id: None,
+            legs,
+            flat: false,
+        }
+    }
+
+    fn flat(price_type: &'static str, term: &'static str, session: &'static str) -> OrderTicket {
+        OrderTicket {
+            order_type: "EQ",
+            price_type,
+            order_term: term,
+            market_session: session,
+            limit_price: matches!(price_type, "LIMIT" | "STOP_LIMIT").then_some(Decimal::from(170)),
+            stop_price: matches!(price_type, "STOP" | "STOP_LIMIT").then_some(Decimal::from(160)),
+            all_or_none: false,
+            client_order_id: None,
+            legs: vec![TicketLeg {
+                symbol: "AAPL".into(),
+                security_type: "EQ",
+                order_action: "BUY",
+                quantity: Decimal::from(10),
+                call_put: None,
+                expiration: None,
+                strike_price: None,
+            }],
+            flat: true,
+        }
+    }
+
+    fn codes(t: &OrderTicket) -> Vec<&'static str> {
+        check_ticket(t, TODAY)
+            .into_iter()
+            .map(|p| match p.reason {
+                ClientReason::Rule { code, .. } => code,
+                _ => "other",
+            })
+            .collect()
+    }
+
+    fn paths(t: &OrderTicket) -> Vec<String> {
+        check_ticket(t, TODAY)
+            .into_iter()
+            .map(|p| serde_json::to_string(&p.path).unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn well_formed_spreads_pass() {
+        let cases = [
+            spread(
+                "SPREADS",
+                "NET_DEBIT",
+                vec![
+                    leg("BUY_OPEN", "CALL", 180, 1),
+                    leg("SELL_OPEN", "CALL", 185, 1),
+                ],
+            ),
+            spread(
+                "BUTTERFLY",
+                "NET_DEBIT",
+                vec![
+                    leg("BUY_OPEN", "CALL", 180, 1),
+                    leg("SELL_OPEN", "CALL", 185, 2),
+                    leg("BUY_OPEN", "CALL", 190, 1),
+                ],
+            ),
+            spread(
+                "CONDOR",
+                "NET_DEBIT",
+                vec![
+                    leg("BUY_OPEN", "PUT", 170, 1),
+                    leg("SELL_OPEN", "PUT", 175, 1),
+                    leg("SELL_OPEN", "PUT", 185, 1),
+                    leg("BUY_OPEN", "PUT", 190, 1),
+                ],
+            ),
+            spread(
+                "IRON_CONDOR",
+                "NET_CREDIT",
+                vec![
+                    leg("BUY_OPEN", "PUT", 170, 1),
+                    leg("SELL_OPEN", "PUT", 175, 1),
+                    leg("SELL_OPEN", "CALL", 185, 1),
+                    leg("BUY_OPEN", "CALL", 190, 1),
+                ],
+            ),
+            spread(
+                "IRON_BUTTERFLY",
+                "NET_CREDIT",
+                vec![
+                    leg("BUY_OPEN", "PUT", 175, 1),
+                    leg("SELL_OPEN", "PUT", 180, 1),
+                    leg("SELL_OPEN", "CALL", 180, 1),
+                    leg("BUY_OPEN", "CALL", 185, 1),
+                ],
+            ),
+        ];
+        for t in cases {
+            assert_eq!(codes(&t), Vec::<&str>::new(), "{}", t.order_type);
+        }
+        let mut stock = leg("BUY", "CALL", 0, 200);
+        stock.security_type = "EQ";
+        stock.call_put = None;
+        stock.expiration = None;
+        stock.strike_price = None;
+        let bw = spread(
+            "BUY_WRITES",
+            "NET_DEBIT",
+            vec![stock, leg("SELL_OPEN", "CALL", 185, 2)],
+        );
+        assert_eq!(codes(&bw), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn price_rules_point_at_the_request() {
+        assert_eq!(
+            codes(&flat("MARKET", "GOOD_UNTIL_CANCEL", "REGULAR")),
+            ["market_term"]
+        );
+        assert_eq!(
+            codes(&flat("MARKET", "GOOD_FOR_DAY", "EXTENDED")),
+            ["extended_session"]
+        );
+        assert_eq!(
+            codes(&flat("STOP", "IMMEDIATE_OR_CANCEL", "REGULAR")),
+            ["term_needs_limit"]
+        );
+        assert_eq!(
+            codes(&flat("NET_DEBIT", "GOOD_FOR_DAY", "REGULAR")),
+            ["not_allowed"]
+        );
+        assert_eq!(
+            paths(&flat("MARKET", "FILL_OR_KILL", "REGULAR"))[0],
+            r#"["request"]"#
+        );
+        let mut aon = flat("LIMIT", "GOOD_FOR_DAY", "REGULAR");
+        aon.all_or_none = true;
+        assert_eq!(codes(&aon), ["all_or_none_minimum"]);
+        aon.legs[0].quantity = Decimal::from(300);
+        assert!(codes(&aon).is_empty());
+        let mut sub_penny = flat("LIMIT", "GOOD_FOR_DAY", "REGULAR");
+        sub_penny.limit_price = Some(Decimal::new(170_001, 3));
+        assert_eq!(paths(&sub_penny), [r#"["request","limit_price"]"#]);
+        sub_penny.limit_price = Some(Decimal::new(5_001, 4));
+        assert!(codes(&sub_penny).is_empty(), "4 places below $1");
+    }
+
+    #[test]
+    fn option_legs_name_their_own_paths() {
+        let mut t = spread(
+            "SPREADS",
+            "NET_DEBIT",
+            vec![
+                leg("BUY_OPEN", "CALL", 180, 1),
+                leg("SELL_OPEN", "CALL", 185, 1),
+            ],
+        );
+        t.legs[1].expiration = Some(date(2026, 11, 20));
+        t.legs[0].quantity = Decimal::new(15, 1);
+        let p = paths(&t);
+        assert!(
+            p.contains(&r#"["request","legs",1,"expiration"]"#.to_string()),
+            "{p:?}"
+        );
+        assert!(
+            p.contains(&r#"["request","legs",0,"quantity"]"#.to_string()),
+            "{p:?}"
+        );
+    }
+
+    fn strike_strategy() -> impl Strategy<Value = i64> {
+        1i64..2000
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// A butterfly passes exactly when its strikes are equally spaced.
+        #[test]
+        fn butterfly_spacing(low in strike_strategy(), w1 in 1i64..50, w2 in 1i64..50) {
+            let t = spread("BUTTERFLY", "NET_DEBIT", vec![
+                leg("BUY_OPEN", "CALL", low, 1),
+                leg("SELL_OPEN", "CALL", low + w1, 2),
+                leg("BUY_OPEN", "CALL", low + w1 + w2, 1),
+            ]);
+            let c = codes(&t);
+            prop_assert_eq!(c.is_empty(), w1 == w2, "{:?}", c);
+            if w1 != w2 {
+                prop_assert_eq!(c, vec!["strike_relationship"]);
+            }
+        }
+
+        /// An iron condor passes exactly when every put strike is below every call strike.
+        #[test]
+        fn iron_condor_strikes(p1 in strike_strategy(), dp in 1i64..50, gap in -60i64..60, dc in 1i64..50) {
+            let p2 = p1 + dp;
+            let c1 = p2 + gap;
+            let c2 = c1 + dc;
+            prop_assume!(c1 > 0);
+            let t = spread("IRON_CONDOR", "NET_CREDIT", vec![
+                leg("BUY_OPEN", "PUT", p1, 1),
+                leg("SELL_OPEN", "PUT", p2, 1),
+                leg("SELL_OPEN", "CALL", c1, 1),
+                leg("BUY_OPEN", "CALL", c2, 1),
+            ]);
+            let c = codes(&t);
+            prop_assert_eq!(c.is_empty(), gap > 0, "{:?}", c);
+        }
+
+        /// Expirations: past dates and weekends are refused at the leg's own path; any
+        /// later weekday passes.
+        #[test]
+        fn expirations(offset in -400i32..800) {
+            let exp = TODAY.checked_add(jiff::Span::new().days(offset)).unwrap_or(TODAY);
+            let mut t = flat("LIMIT", "GOOD_FOR_DAY", "REGULAR");
+            t.order_type = "OPTN";
+            t.legs[0] = leg("BUY_OPEN", "CALL", 180, 1);
+            t.legs[0].expiration = Some(exp);
+            let c = codes(&t);
+            let weekend = matches!(exp.weekday(), Weekday::Saturday | Weekday::Sunday);
+            let expected: Vec<&str> = if exp < TODAY {
+                vec!["expired"]
+            } else if weekend {
+                vec!["not_an_expiration"]
+            } else {
+                vec![]
+            };
+            prop_assert_eq!(c, expected);
+            if exp < TODAY || weekend {
+                prop_assert_eq!(paths(&t), vec![r#"["request","expiration"]"#.to_string()]);
+            }
+        }
+
+        /// Any ticket: no panic, every problem inside `request`, messages within limits.
+        #[test]
+        fn arbitrary_tickets_never_panic(
+            ot in prop::sample::select(vec!["EQ", "OPTN", "SPREADS", "BUY_WRITES", "BUTTERFLY", "IRON_BUTTERFLY", "CONDOR", "IRON_CONDOR"]),
+            pt in prop::sample::select(vec!["MARKET", "LIMIT", "STOP", "STOP_LIMIT", "NET_DEBIT", "NET_CREDIT", "NET_EVEN"]),
+            term in prop::sample::select(vec!["GOOD_FOR_DAY", "GOOD_UNTIL_CANCEL", "IMMEDIATE_OR_CANCEL", "FILL_OR_KILL"]),
+            session in prop::sample::select(vec!["REGULAR", "EXTENDED"]),
+            aon in any::<bool>(),
+            legs in prop::collection::vec((
+                prop::sample::select(vec!["BUY", "SELL", "BUY_OPEN", "SELL_OPEN", "BUY_CLOSE", "SELL_SHORT"]),
+                prop::sample::select(vec!["CALL", "PUT"]),
+                0i64..300, 1i64..500, any::<bool>(), -30i32..60), 0..5),
+        ) {
+            let legs: Vec<TicketLeg> = legs.into_iter().map(|(a, cp, s, q, opt, d)| TicketLeg {
+                symbol: "X".into(),
+                security_type: if opt { "OPTN" } else { "EQ" },
+                order_action: a,
+                quantity: Decimal::new(q, 1),
+                call_put: opt.then_some(cp),
+                expiration: opt.then(|| TODAY.checked_add(jiff::Span::new().days(d)).unwrap_or(TODAY)),
+                strike_price: opt.then(|| Decimal::from(s)),
+            }).collect();
+            let t = OrderTicket {
+                order_type: ot, price_type: pt, order_term: term, market_session: session,
+                limit_price: Some(Decimal::new(12345, 3)), stop_price: None, all_or_none: aon,
+                client_order_id: None, flat: legs.len() <= 1 && !ot.starts_with('S'), legs,
+            };
+            for p in check_ticket(&t, TODAY) {
+                prop_assert_eq!(&p.path[0], &PathSegment::Key("request"));
+                prop_assert!(p.path.len() <= 4);
+                if let ClientReason::Rule { message, .. } = p.reason {
+                    prop_assert!(message.len() <= 256);
+                }
+            }
+        }
+    }
+}

@@ -58,6 +58,12 @@ pub struct FakeConfig {
     pub oauth_error_style: OauthErrorStyle,
     /// The fake clock's start; `None` = the real time now.
     pub start_time: Option<Timestamp>,
+    /// How long (fake clock) a preview can be placed; older → 400 code 101. E*TRADE's real
+    /// lifetime is undocumented. Default 5 minutes.
+    pub preview_ttl: Duration,
+    /// Echo `clientOrderId` in list orders' `OrderDetail` (default false: recorded E*TRADE
+    /// list payloads do not carry it).
+    pub echo_client_order_id: bool,
 }
 
 impl Default for FakeConfig {
@@ -72,6 +78,8 @@ impl Default for FakeConfig {
             expiry_time_zone: "America/New_York".into(),
             oauth_error_style: OauthErrorStyle::default(),
             start_time: None,
+            preview_ttl: Duration::from_secs(300),
+            echo_client_order_id: false,
         }
     }
 }
@@ -102,6 +110,16 @@ impl FakeConfig {
 
     pub fn start_time(mut self, t: Timestamp) -> Self {
         self.start_time = Some(t);
+        self
+    }
+
+    pub fn preview_ttl(mut self, ttl: Duration) -> Self {
+        self.preview_ttl = ttl;
+        self
+    }
+
+    pub fn echo_client_order_id(mut self, on: bool) -> Self {
+        self.echo_client_order_id = on;
         self
     }
 }

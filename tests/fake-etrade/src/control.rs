@@ -69,6 +69,13 @@ struct ConsumerRejected {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct OrderStatus {
+    order_id: i64,
+    status: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct IssueToken {
     consumer_key: String,
 }
@@ -186,6 +193,26 @@ pub(crate) fn router(s: Arc<Shared>) -> Router {
                     Ok(_) => not_found("unknown consumer key"),
                     Err(r) => r,
                 }
+            }),
+        )
+        .route(
+            "/__fake/orders",
+            get(|State(s): S| async move { ok_json(&json!(s.orders())) }),
+        )
+        .route(
+            "/__fake/order_status",
+            post(|State(s): S, body: Bytes| async move {
+                match parse::<OrderStatus>(&body) {
+                    Ok(o) if s.set_order_status(o.order_id, &o.status) => ok_json(&json!({})),
+                    Ok(_) => not_found("unknown order or status"),
+                    Err(r) => r,
+                }
+            }),
+        )
+        .route(
+            "/__fake/alerts",
+            get(|State(s): S| async move {
+                ok_json(&json!({"alert_ids": s.alert_ids(false), "deleted": s.alert_ids(true)}))
             }),
         )
         .fallback(|| async { not_found("unknown control endpoint") })

@@ -1,4 +1,4 @@
-//! Market, order and alert data the fake serves (static: reads only).
+//! Market, order and alert data the fake serves (static; mutations live in the server state).
 //!
 //! * Quotes: the symbols in [`QUOTES`] have hand-written data; any other plain symbol of one
 //!   to five letters gets a synthesized quote, except symbols starting with `XX`, which are
@@ -6,9 +6,11 @@
 //!   `UNDERLIER:YYYY:M:D:CALL|PUT:STRIKE` are quoted when the underlier is known.
 //! * Option chains and expiry dates for every symbol in [`QUOTES`] (third-Friday monthlies
 //!   plus weeklies, strikes around the last trade, simple made-up greeks).
-//! * Orders per account number ([`orders_for`]), newest first; accounts without any → 204.
-//! * The alert inbox ([`ALERTS`]); nothing DELETED, so asking for DELETED alerts (or a search
-//!   that matches nothing) is the empty inbox: HTTP 404 code 53.
+//! * Orders per account number ([`orders_for`]), copied into the order book
+//!   (`orders_state`) so they can be cancelled or changed; accounts without any → 204.
+//! * The alert inbox ([`ALERTS`]); nothing DELETED until deleted through the API, so asking
+//!   for DELETED alerts (or a search that matches nothing) is the empty inbox: HTTP 404
+//!   code 53.
 
 /// One equity / fund in the quote table.
 pub(crate) struct QuoteFx {

@@ -10,8 +10,21 @@
 //!   without a request (`token_rejected` until renewed) and are rejected once revoked.
 //! * E*TRADE-shaped JSON under `/v1/...` (both `/v1/x` and `/v1/x.json`, JSON whatever the
 //!   `Accept`): accounts list, balance, portfolio (paged by `count`/`pageNumber`, views,
-//!   sorting, totals, lots) and position lots; unknown paths → 404 JSON. The router table is
-//!   `src/api/mod.rs`, one module per API area, data in `src/fixtures.rs`.
+//!   sorting, totals, lots) and position lots, transactions, quotes, lookup, option chains and
+//!   expiry dates, list orders, alerts list/details; unknown paths → 404 JSON. The router
+//!   table is `src/api/mod.rs`, one module per API area, data in `src/fixtures.rs` and
+//!   `src/fixtures_market.rs`.
+//! * Mutations: order preview / place / cancel / change preview / change place and alert
+//!   delete, on a mutable order book (fixture orders included) with a preview table:
+//!   place needs `PreviewIds:[{"previewId":N}]` of an unused, same-account, identical
+//!   (canonical JSON) preview younger than [`FakeConfig::preview_ttl`], else 400 code 101;
+//!   duplicate `clientOrderId` per account, unknown orders and the like answer the codes in
+//!   [`codes`] (several invented, marked so). Every preview carries the broker warning
+//!   [`codes::PREVIEW_WARNING_MESSAGE`]. Inspect and drive with [`FakeEtrade::orders`],
+//!   [`FakeEtrade::placed_orders`], [`FakeEtrade::set_order_status`],
+//!   [`FakeEtrade::previews_count`], [`FakeEtrade::alert_ids`]. Faults apply to mutations
+//!   like any request: `ResetBeforeResponse`, `Timeout` and `MalformedJson` apply the
+//!   mutation first; `Refuse` and `ResetWithoutProcessing` apply nothing.
 //! * Fault injection per endpoint pattern ([`Fault`], [`EndpointPattern`]).
 //! * A request log ([`RecordedRequest`]) without secrets.
 //! * The same controls over HTTP under `/__fake/...` for the `fake-etrade` binary (JSON;
@@ -32,6 +45,9 @@
 //! | POST | `/__fake/access_token` | `{"consumer_key": "…"}` | `{"oauth_token","oauth_token_secret"}` |
 //! | GET | `/__fake/token_state` | `?token=ACCESS_TOKEN` | `{"state"}` or 404 |
 //! | POST | `/__fake/consumer_rejected` | `{"consumer_key": "…", "rejected": true}` | `{}` or 404 |
+//! | GET | `/__fake/orders` | | `[FakeOrder]` (snake_case fields) |
+//! | POST | `/__fake/order_status` | `{"order_id": 1001, "status": "EXECUTED"}` | `{}` or 404 |
+//! | GET | `/__fake/alerts` | | `{"alert_ids": [..], "deleted": [..]}` |
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -50,11 +66,13 @@
 mod api;
 mod auth;
 mod clock;
+pub mod codes;
 mod config;
 mod control;
 mod faults;
 mod fixtures;
 mod fixtures_market;
+mod orders_state;
 mod record;
 mod responses;
 mod server;
@@ -75,6 +93,7 @@ pub use config::{
 };
 pub use faults::{EndpointPattern, Fault, FaultEntry, OauthProblem};
 pub use fixtures::{AccountFixture, Fixtures, OptionFixture, PositionFixture};
+pub use orders_state::{FakeOptionLeg, FakeOrder, FakeOrderLeg};
 pub use record::RecordedRequest;
 pub use state::TokenPair;
 pub use tokens::TokenState;
@@ -215,6 +234,50 @@ impl FakeEtrade {
     /// Replaces the data served.
     pub fn set_fixtures(&self, fixtures: Fixtures) {
         self.shared.lock().fixtures = fixtures;
+    }
+
+    /// Every order in the book (fixture orders and placed ones), in creation order.
+    pub fn orders(&self) -> Vec<FakeOrder> {
+        self.shared.orders()
+    }
+
+    /// The orders placed through the API (place and change place), oldest first.
+    pub fn placed_orders(&self) -> Vec<FakeOrder> {
+        self.shared
+            .orders()
+            .into_iter()
+            .filter(|o| !o.from_fixtures)
+            .collect()
+    }
+
+    pub fn order(&self, order_id: i64) -> Option<FakeOrder> {
+        self.shared
+            .orders()
+            .into_iter()
+            .find(|o| o.order_id == order_id)
+    }
+
+    /// Sets an order's status (`OPEN`, `EXECUTED`, `CANCELLED`, `INDIVIDUAL_FILLS`,
+    /// `CANCEL_REQUESTED`, `EXPIRED`, `REJECTED`). `EXECUTED` fills every leg (at the limit or
+    /// stop price, else the estimate) and sets `executedTime`; `CANCELLED` sets the cancel
+    /// time. Returns false for an unknown order or status.
+    pub fn set_order_status(&self, order_id: i64, status: &str) -> bool {
+        self.shared.set_order_status(order_id, status)
+    }
+
+    /// How many previews (plain and change) have been stored, used or not.
+    pub fn previews_count(&self) -> usize {
+        self.shared.lock().book().previews.len()
+    }
+
+    /// The ids of the alerts not deleted, ascending.
+    pub fn alert_ids(&self) -> Vec<i64> {
+        self.shared.alert_ids(false)
+    }
+
+    /// The ids of the alerts deleted through the API, ascending.
+    pub fn deleted_alert_ids(&self) -> Vec<i64> {
+        self.shared.alert_ids(true)
     }
 
     /// Stops accepting, drops every open connection and waits for the server task.

@@ -1,4 +1,5 @@
-//! Shared server state: consumers, tokens, nonces, faults, the request log and the fixtures.
+//! Shared server state: consumers, tokens, nonces, faults, the request log, the fixtures and
+//! what mutations changed (the order book, deleted alerts).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -9,6 +10,7 @@ use crate::clock::{FakeClock, lock};
 use crate::config::{Consumer, FakeConfig};
 use crate::faults::{EndpointPattern, Fault, FaultEntry, FaultTable};
 use crate::fixtures::Fixtures;
+use crate::orders_state::OrderBook;
 use crate::record::RecordedRequest;
 use crate::tokens::{AccessToken, RequestToken, Rng, TokenState, next_midnight};
 
@@ -38,9 +40,21 @@ pub(crate) struct Inner {
     pub next_seq: u64,
     pub rng: Rng,
     pub fixtures: Fixtures,
+    /// Use through [`Inner::book`], which copies in the fixture orders first.
+    orders: OrderBook,
+    /// Deleted alert id → when (epoch seconds, fake clock).
+    pub deleted_alerts: HashMap<i64, i64>,
 }
 
 impl Inner {
+    /// The order book, with the fixture orders of every current fixture account in it.
+    pub fn book(&mut self) -> &mut OrderBook {
+        for a in &self.fixtures.accounts {
+            self.orders.seed(&a.account_id, &a.account_id_key);
+        }
+        &mut self.orders
+    }
+
     pub fn record_mut(&mut self, seq: u64) -> Option<&mut RecordedRequest> {
         let i = self.log.binary_search_by_key(&seq, |r| r.seq).ok()?;
         self.log.get_mut(i)
@@ -73,6 +87,8 @@ impl Shared {
             next_seq: 0,
             rng: Rng::seeded(),
             fixtures: config.fixtures.clone(),
+            orders: OrderBook::default(),
+            deleted_alerts: HashMap::new(),
         };
         Ok(Self {
             config,

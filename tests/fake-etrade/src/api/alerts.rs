@@ -1,4 +1,5 @@
-//! Alerts: list (filters, `count` ≤ 300, 404 code 53 when nothing matches) and details.
+//! Alerts: list (filters, `count` ≤ 300, 404 code 53 when nothing matches), details and
+//! delete. A deleted alert is listed only with `status=DELETED`; its details are 404 code 53.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
+use crate::codes;
 use crate::fixtures_market::{ALERTS, AlertFx};
 use crate::responses::{api_error, ok_json};
 use crate::state::Shared;
@@ -34,7 +36,14 @@ fn no_alerts() -> Response {
 
 /// `GET /v1/user/alerts`
 pub(crate) async fn list(State(s): State<Arc<Shared>>, Query(q): Params) -> Response {
-    let _ = &s;
+    let deleted = s.lock().deleted_alerts.clone();
+    let status_of = |a: &AlertFx| {
+        if deleted.contains_key(&a.id) {
+            "DELETED"
+        } else {
+            a.status
+        }
+    };
     let count = match q.get("count") {
         None => 25,
         Some(v) => match v.parse::<usize>() {
@@ -67,8 +76,8 @@ pub(crate) async fn list(State(s): State<Arc<Shared>>, Query(q): Params) -> Resp
         .iter()
         .filter(|a| category.is_none_or(|c| a.category == c))
         .filter(|a| match status {
-            None => a.status != "DELETED",
-            Some(st) => a.status == st,
+            None => status_of(a) != "DELETED",
+            Some(st) => status_of(a) == st,
         })
         .filter(|a| {
             search
@@ -87,7 +96,7 @@ pub(crate) async fn list(State(s): State<Arc<Shared>>, Query(q): Params) -> Resp
     let page: Vec<Value> = hits
         .iter()
         .take(count)
-        .map(|a| json!({"id": a.id, "createTime": a.create_time, "subject": a.subject, "status": a.status}))
+        .map(|a| json!({"id": a.id, "createTime": a.create_time, "subject": a.subject, "status": status_of(a)}))
         .collect();
     ok_json(&json!({"AlertsResponse": {"totalAlerts": total, "Alert": page}}))
 }
@@ -118,11 +127,16 @@ pub(crate) async fn details(
         Some(v) if v == "false" => false,
         Some(_) => return invalid_param("htmlTags"),
     };
-    let Some(pos) = ALERTS.iter().position(|a| a.id == id) else {
+    let deleted = s.lock().deleted_alerts.clone();
+    let visible: Vec<&AlertFx> = ALERTS
+        .iter()
+        .filter(|a| !deleted.contains_key(&a.id))
+        .collect();
+    let Some(pos) = visible.iter().position(|a| a.id == id) else {
         return no_alerts();
     };
-    let a = &ALERTS[pos];
-    let link = |i: Option<&AlertFx>| {
+    let a = visible[pos];
+    let link = |i: Option<&&AlertFx>| {
         i.map(|x| format!("{}/v1/user/alerts/{}", s.base_url, x.id))
             .unwrap_or_default()
     };
@@ -136,7 +150,51 @@ pub(crate) async fn details(
         "subject": a.subject, "msgText": text,
         "readTime": if a.status == "READ" { a.create_time + 600 } else { 0 },
         "deleteTime": 0, "symbol": a.symbol,
-        "next": link(ALERTS.get(pos + 1)),
-        "prev": link(pos.checked_sub(1).and_then(|p| ALERTS.get(p)))}}),
+        "next": link(visible.get(pos + 1)),
+        "prev": link(pos.checked_sub(1).and_then(|p| visible.get(p)))}}),
     )
+}
+
+fn bad_alert_id() -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        codes::BAD_ALERT_ID,
+        "Alert Id should be greater than 0.",
+    )
+}
+
+/// `DELETE /v1/user/alerts/{alertIdList}` (comma-separated ids): every id must be a positive
+/// integer (else 400 code 499). Ids that exist and are not deleted yet are deleted; the
+/// others are reported in `failedAlerts` with `result: ERROR` (HTTP 200).
+pub(crate) async fn delete(State(s): State<Arc<Shared>>, Path(list): Path<String>) -> Response {
+    let mut ids: Vec<i64> = Vec::new();
+    for part in list.split(',') {
+        match part.trim().parse::<i64>() {
+            Ok(id) if id > 0 => {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+            _ => return bad_alert_id(),
+        }
+    }
+    let now_s = s.now().as_second();
+    let mut failed = Vec::new();
+    {
+        let mut inner = s.lock();
+        for id in ids {
+            if ALERTS.iter().any(|a| a.id == id) && !inner.deleted_alerts.contains_key(&id) {
+                inner.deleted_alerts.insert(id, now_s);
+            } else {
+                failed.push(id);
+            }
+        }
+    }
+    if failed.is_empty() {
+        ok_json(&json!({"AlertsResponse": {"result": "SUCCESS"}}))
+    } else {
+        ok_json(
+            &json!({"AlertsResponse": {"result": "ERROR", "failedAlerts": {"alertId": failed}}}),
+        )
+    }
 }

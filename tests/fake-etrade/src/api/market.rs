@@ -688,6 +688,49 @@ fn chain(s: &Shared, q: &HashMap<String, String>) -> Result<Value, Response> {
     )
 }
 
+/// The quoted bid, ask and description of an equity or fund (order estimates use them);
+/// `None` when the fake has no quote for the symbol.
+pub(crate) fn equity_bid_ask(symbol: &str) -> Option<(f64, f64, String)> {
+    let sec = security(symbol)?;
+    Some((
+        round(sec.last - 0.02, 2),
+        round(sec.last + 0.03, 2),
+        sec.name,
+    ))
+}
+
+/// The same for an option contract, priced as the quote endpoint prices it.
+pub(crate) fn option_bid_ask(
+    s: &Shared,
+    underlier: &str,
+    (year, month, day): (i64, i64, i64),
+    call_put: &str,
+    strike: f64,
+) -> Option<(f64, f64, String)> {
+    let o = option_symbol(&format!(
+        "{underlier}:{year}:{month}:{day}:{call_put}:{strike}"
+    ))?;
+    let today = today(s);
+    let expiry = Date::new(o.year, o.month, o.day).ok()?;
+    let days = (expiry - today).get_days().into();
+    let call = o.call_put == "CALL";
+    let (price, _) = option_values(o.underlier.last, o.strike, days, call);
+    let desc = format!(
+        "{} {} {:02} '{:02} ${} {}",
+        o.underlier.symbol,
+        expiry.strftime("%b"),
+        o.day,
+        o.year % 100,
+        o.strike,
+        if call { "Call" } else { "Put" }
+    );
+    Some((
+        round((price - 0.05).max(0.0), 2),
+        round(price + 0.05, 2),
+        desc,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
-use axum::routing::get;
+use axum::routing::{get, post, put};
 
 use crate::auth;
 use crate::responses;
@@ -16,6 +16,9 @@ use crate::state::Shared;
 pub(crate) mod accounts;
 pub(crate) mod alerts;
 pub(crate) mod market;
+pub(crate) mod order_cancel;
+pub(crate) mod order_entry;
+pub(crate) mod order_request;
 pub(crate) mod orders;
 
 pub(crate) fn router(s: Arc<Shared>) -> Router {
@@ -59,9 +62,7 @@ pub(crate) fn router(s: Arc<Shared>) -> Router {
             "/v1/accounts/{key}/transactions/{transaction_id}",
             get(accounts::transaction_details),
         )
-        // Later areas: transactions (accounts), market (quote, lookup, optionchains,
-        // optionexpiredate), orders (list, preview, place, cancel, change), alerts.
-        // Market, orders and alerts reads (issue 5)
+        // Market, orders and alerts reads
         .route("/v1/market/quote/{symbols}", get(market::quote))
         .route("/v1/market/lookup/{search}", get(market::lookup))
         .route("/v1/market/optionchains", get(market::option_chains))
@@ -71,7 +72,28 @@ pub(crate) fn router(s: Arc<Shared>) -> Router {
         )
         .route("/v1/accounts/{key}/orders", get(orders::list))
         .route("/v1/user/alerts", get(alerts::list))
-        .route("/v1/user/alerts/{id}", get(alerts::details))
+        .route(
+            "/v1/user/alerts/{id}",
+            get(alerts::details).delete(alerts::delete),
+        )
+        // Order entry and alert deletion (mutations)
+        .route(
+            "/v1/accounts/{key}/orders/preview",
+            post(order_entry::preview),
+        )
+        .route("/v1/accounts/{key}/orders/place", post(order_entry::place))
+        .route(
+            "/v1/accounts/{key}/orders/cancel",
+            put(order_cancel::cancel),
+        )
+        .route(
+            "/v1/accounts/{key}/orders/{order_id}/change/preview",
+            put(order_entry::change_preview),
+        )
+        .route(
+            "/v1/accounts/{key}/orders/{order_id}/change/place",
+            put(order_entry::change_place),
+        )
         .route_layer(from_fn_with_state(s.clone(), auth::gate_api));
 
     Router::new()

@@ -1,4 +1,5 @@
-//! Orders: list (filters, `count` ≤ 100, opaque `marker` paging with `next`, 204 when none).
+//! Orders: list (filters, `count` ≤ 100, opaque `marker` paging with `next`, 204 when none)
+//! over the order book (fixture orders and those placed through the API, newest first).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,23 +10,15 @@ use axum::response::Response;
 use jiff::civil::Date;
 use serde_json::{Value, json};
 
+use crate::codes;
 use crate::fixtures::round;
-use crate::fixtures_market::{OrderFx, orders_for};
+use crate::orders_state::{FakeOptionLeg, FakeOrder, FakeOrderLeg, STATUSES};
 use crate::responses::{api_error, no_content, ok_json};
 use crate::state::Shared;
 
 type Params = Query<HashMap<String, String>>;
 
 const MAX_COUNT: usize = 100;
-const STATUSES: &[&str] = &[
-    "OPEN",
-    "EXECUTED",
-    "CANCELLED",
-    "INDIVIDUAL_FILLS",
-    "CANCEL_REQUESTED",
-    "EXPIRED",
-    "REJECTED",
-];
 
 fn invalid_param(name: &str) -> Response {
     api_error(
@@ -57,72 +50,84 @@ fn mmddyyyy(v: &str) -> Option<Date> {
     Date::new(y, m, d).ok()
 }
 
-fn transaction_type(o: &OrderFx) -> &'static str {
-    match o.legs.first().map(|l| l.action) {
-        Some("SELL") | Some("SELL_CLOSE") | Some("SELL_OPEN") => "SELL",
-        Some("SELL_SHORT") => "SELL_SHORT",
-        Some("BUY_TO_COVER") => "BUY_TO_COVER",
+fn transaction_type(o: &FakeOrder) -> &'static str {
+    match o.action() {
+        "SELL" | "SELL_CLOSE" | "SELL_OPEN" => "SELL",
+        "SELL_SHORT" => "SELL_SHORT",
+        "BUY_TO_COVER" => "BUY_TO_COVER",
         _ => "BUY",
     }
 }
 
-fn order_json(base: &str, key: &str, account_id: &str, o: &OrderFx) -> Value {
-    let value: f64 = o
-        .legs
-        .iter()
-        .map(|l| {
-            l.quantity
-                * if o.limit_price > 0.0 {
-                    o.limit_price
-                } else {
-                    l.fill_price.unwrap_or(0.0)
-                }
-        })
-        .sum();
-    let multiplier =
-        |l: &crate::fixtures_market::LegFx| if l.option.is_some() { 100.0 } else { 1.0 };
+fn osi_key(l: &FakeOrderLeg, o: &FakeOptionLeg) -> String {
+    format!(
+        "{:-<6}{:02}{:02}{:02}{}{:08}",
+        l.symbol,
+        o.expiry_year % 100,
+        o.expiry_month,
+        o.expiry_day,
+        if o.call_put == "PUT" { 'P' } else { 'C' },
+        (o.strike_price * 1000.0).round() as i64
+    )
+}
+
+fn order_json(base: &str, o: &FakeOrder, echo_client_order_id: bool) -> Value {
+    let multiplier = o.legs.first().map_or(1.0, FakeOrderLeg::multiplier);
     let instruments: Vec<Value> = o
         .legs
         .iter()
         .map(|l| {
             let mut product = json!({"symbol": l.symbol, "securityType": l.security_type});
-            if let (Some((cp, y, m, d, k)), Some(p)) = (l.option, product.as_object_mut()) {
-                p.insert("callPut".into(), json!(cp));
-                p.insert("expiryYear".into(), json!(y));
-                p.insert("expiryMonth".into(), json!(m));
-                p.insert("expiryDay".into(), json!(d));
-                p.insert("strikePrice".into(), json!(k));
+            if let (Some(opt), Some(p)) = (&l.option, product.as_object_mut()) {
+                p.insert("callPut".into(), json!(opt.call_put));
+                p.insert("expiryYear".into(), json!(opt.expiry_year));
+                p.insert("expiryMonth".into(), json!(opt.expiry_month));
+                p.insert("expiryDay".into(), json!(opt.expiry_day));
+                p.insert("strikePrice".into(), json!(opt.strike_price));
             }
-            let mut i = json!({"symbolDescription": l.description, "orderAction": l.action,
-                "quantityType": "QUANTITY", "orderedQuantity": l.quantity, "filledQuantity": l.filled,
-                "estimatedCommission": if l.filled > 0.0 { o.commission } else { 0.0 },
+            let mut i = json!({"symbolDescription": l.symbol_description, "orderAction": l.action,
+                "quantityType": l.quantity_type, "orderedQuantity": l.quantity,
+                "filledQuantity": l.filled_quantity,
+                "estimatedCommission": if l.filled_quantity > 0.0 { o.commission } else { 0.0 },
                 "estimatedFees": 0.0, "Product": product});
-            if let (Some(px), Some(m)) = (l.fill_price, i.as_object_mut()) {
+            if let (Some(px), Some(m)) = (l.average_execution_price, i.as_object_mut()) {
                 m.insert("averageExecutionPrice".into(), json!(px));
             }
-            if let (Some((cp, y, mo, d, k)), Some(m)) = (l.option, i.as_object_mut()) {
-                m.insert(
-                    "osiKey".into(),
-                    json!(format!("{:-<6}{:02}{mo:02}{d:02}{}{:08}", l.symbol, y % 100, &cp[..1], (k * 1000.0).round() as i64)),
-                );
+            if let (Some(opt), Some(m)) = (&l.option, i.as_object_mut()) {
+                m.insert("osiKey".into(), json!(osi_key(l, opt)));
             }
             i
         })
         .collect();
-    let mut detail = json!({"orderNumber": 1, "accountId": account_id, "placedTime": o.placed_time,
-        "orderValue": round(value * o.legs.first().map(multiplier).unwrap_or(1.0), 2),
+    let mut detail = json!({"orderNumber": 1, "accountId": o.account_id, "placedTime": o.placed_time,
+        "orderValue": round(o.order_value * if o.from_fixtures { multiplier } else { 1.0 }, 2),
         "status": o.status, "orderTerm": o.order_term, "priceType": o.price_type,
-        "limitPrice": o.limit_price, "stopPrice": o.stop_price, "marketSession": o.market_session,
-        "allOrNone": false, "netPrice": 0, "netBid": 0, "netAsk": 0, "gcd": 0, "ratio": "",
+        "limitPrice": o.limit_price.unwrap_or(0.0), "stopPrice": o.stop_price.unwrap_or(0.0),
+        "marketSession": o.market_session,
+        "allOrNone": o.all_or_none, "netPrice": 0, "netBid": 0, "netAsk": 0, "gcd": 0, "ratio": "",
         "Instrument": instruments.clone()});
-    if let (Some(t), Some(m)) = (o.executed_time, detail.as_object_mut()) {
-        m.insert("executedTime".into(), json!(t));
+    if let Some(m) = detail.as_object_mut() {
+        if let Some(t) = o.executed_time {
+            m.insert("executedTime".into(), json!(t));
+        }
+        if let Some(id) = o.preview_id {
+            m.insert("previewId".into(), json!(id));
+        }
+        if let Some(id) = o.replaces_order_id {
+            m.insert("replacesOrderId".into(), json!(id));
+        }
+        if let Some(id) = o.replaced_by_order_id {
+            m.insert("replacedByOrderId".into(), json!(id));
+        }
+        if let (true, Some(c)) = (echo_client_order_id, &o.client_order_id) {
+            m.insert("clientOrderId".into(), json!(c));
+        }
     }
     let mut events = vec![
         json!({"name": "ORDER_PLACED", "dateTime": o.placed_time, "orderNumber": 1,
         "Instrument": instruments.clone()}),
     ];
-    let last = match o.status {
+    let last = match o.status.as_str() {
         "EXECUTED" => Some("ORDER_EXECUTED"),
         "CANCELLED" => Some("ORDER_CANCELLED"),
         "REJECTED" => Some("ORDER_REJECTED"),
@@ -131,16 +136,65 @@ fn order_json(base: &str, key: &str, account_id: &str, o: &OrderFx) -> Value {
         _ => None,
     };
     if let Some(name) = last {
+        let at = o
+            .cancel_time
+            .filter(|_| o.status == "CANCELLED")
+            .or(o.executed_time)
+            .unwrap_or(o.placed_time + 60_000);
         events.push(
-            json!({"name": name, "dateTime": o.executed_time.unwrap_or(o.placed_time + 60_000),
-            "orderNumber": 1, "Instrument": instruments}),
+            json!({"name": name, "dateTime": at, "orderNumber": 1, "Instrument": instruments}),
         );
     }
     json!({"orderId": o.order_id,
-        "details": format!("{base}/v1/accounts/{key}/orders/{}.json", o.order_id),
-        "orderType": o.order_type, "totalOrderValue": round(value, 2),
+        "details": format!("{base}/v1/accounts/{}/orders/{}.json", o.account_key, o.order_id),
+        "orderType": o.order_type, "totalOrderValue": round(o.order_value, 2),
         "totalCommission": o.commission, "OrderDetail": [detail],
         "Events": {"Event": events}})
+}
+
+/// What order endpoints need to know about an account.
+#[derive(Debug, Clone)]
+pub(crate) struct Acct {
+    pub id: String,
+    pub cash: f64,
+    pub margin: bool,
+    /// `optionLevelCd`: 0 for NO_OPTIONS, n for LEVEL_n.
+    pub option_level: i64,
+}
+
+impl Acct {
+    pub fn cash_margin(&self) -> &'static str {
+        if self.margin { "MARGIN" } else { "CASH" }
+    }
+    pub fn margin_level(&self) -> &'static str {
+        if self.margin {
+            "MARGIN_TRADING_ALLOWED"
+        } else {
+            "MARGIN_TRADING_NOT_ALLOWED"
+        }
+    }
+}
+
+/// The account with this key, or E*TRADE's 400 code 100.
+pub(crate) fn account(s: &Shared, key: &str) -> Result<Acct, Response> {
+    let inner = s.lock();
+    match inner.fixtures.account_by_key(key) {
+        Some(a) => Ok(Acct {
+            id: a.account_id.clone(),
+            cash: a.cash_balance,
+            margin: a.is_margin(),
+            option_level: a
+                .option_level
+                .strip_prefix("LEVEL_")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
+        }),
+        None => Err(api_error(
+            StatusCode::BAD_REQUEST,
+            codes::ACCOUNT_KEY,
+            "Account key does not belong to user.",
+        )),
+    }
 }
 
 /// `GET /v1/accounts/{key}/orders`
@@ -149,18 +203,9 @@ pub(crate) async fn list(
     Path(key): Path<String>,
     Query(q): Params,
 ) -> Response {
-    let account_id = {
-        let inner = s.lock();
-        match inner.fixtures.account_by_key(&key) {
-            Some(a) => a.account_id.clone(),
-            None => {
-                return api_error(
-                    StatusCode::BAD_REQUEST,
-                    100,
-                    "Account key does not belong to user.",
-                );
-            }
-        }
+    let account_id = match account(&s, &key) {
+        Ok(a) => a.id,
+        Err(r) => return r,
     };
     let count = match q.get("count") {
         None => 25,
@@ -227,9 +272,10 @@ pub(crate) async fn list(
         return invalid_param("marketSession");
     }
     let tz = s.tz.clone();
-    let mut orders: Vec<OrderFx> = orders_for(&account_id)
+    let all: Vec<FakeOrder> = s.lock().book().for_account(&account_id).cloned().collect();
+    let mut orders: Vec<FakeOrder> = all
         .into_iter()
-        .filter(|o| q.get("status").is_none_or(|st| o.status == st))
+        .filter(|o| q.get("status").is_none_or(|st| &o.status == st))
         .filter(|o| {
             let day = jiff::Timestamp::from_millisecond(o.placed_time)
                 .map(|t| t.to_zoned_datetime(tz.clone()).date())
@@ -240,20 +286,25 @@ pub(crate) async fn list(
         .filter(|o| {
             symbols
                 .as_ref()
-                .is_none_or(|syms| o.legs.iter().any(|l| syms.iter().any(|s| s == l.symbol)))
+                .is_none_or(|syms| o.legs.iter().any(|l| syms.contains(&l.symbol)))
         })
-        .filter(|o| sec_type.is_none_or(|t| o.legs.iter().any(|l| l.security_type == t)))
+        .filter(|o| sec_type.is_none_or(|t| o.legs.iter().any(|l| &l.security_type == t)))
         .filter(|o| tx.is_none_or(|t| t == "ATNM" || transaction_type(o) == t))
-        .filter(|o| session.is_none_or(|m| o.market_session == m))
+        .filter(|o| session.is_none_or(|m| &o.market_session == m))
         .collect();
-    orders.sort_by_key(|o| std::cmp::Reverse(o.placed_time));
+    orders.sort_by_key(|o| {
+        (
+            std::cmp::Reverse(o.placed_time),
+            std::cmp::Reverse(o.order_id),
+        )
+    });
     if start >= orders.len() {
         return no_content();
     }
     let end = (start + count).min(orders.len());
     let page: Vec<Value> = orders[start..end]
         .iter()
-        .map(|o| order_json(&s.base_url, &key, &account_id, o))
+        .map(|o| order_json(&s.base_url, o, s.config.echo_client_order_id))
         .collect();
     let mut body = json!({"Order": page});
     if end < orders.len()

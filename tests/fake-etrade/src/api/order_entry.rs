@@ -1,0 +1,278 @@
+//! Order entry: preview, place, change preview and change place.
+//!
+//! * Preview checks the account (400 code 100), the body (see `order_request`), funds (a
+//!   debit estimated above the account's cash → 400 code 1021), and for a change that the
+//!   order is this account's, OPEN, and keeps its order type, symbols and actions; it stores
+//!   the canonical request under a new `previewId` (fake clock time).
+//! * Place requires `PreviewIds:[{"previewId":N}]` naming an unused preview of the same kind
+//!   (plain, or a change preview of that very order), account and canonical request, not
+//!   older than `FakeConfig::preview_ttl` — else 400 code 101. A `clientOrderId` already
+//!   placed in the account (other than by the order being changed) → 400 (invented code).
+//!   Success stores an OPEN order; a change cancels the old order (`replacedByOrderId`) and
+//!   the new one carries `replacesOrderId`.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use crate::api::order_request::{
+    Estimate, OrderRequest, echo_order, estimate, message, parse, preview_id,
+};
+use crate::api::orders::{Acct, account};
+use crate::codes;
+use crate::orders_state::{FakeOrder, OrderBook, Preview};
+use crate::responses::{api_error, ok_json};
+use crate::state::Shared;
+
+fn error(code: i64, message: &str) -> Response {
+    api_error(StatusCode::BAD_REQUEST, code, message)
+}
+
+fn timed_out() -> Response {
+    error(codes::PREVIEW_TIMED_OUT, codes::PREVIEW_TIMED_OUT_MESSAGE)
+}
+
+fn order_id_param(raw: &str) -> Result<i64, Response> {
+    raw.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| error(codes::ORDER_NOT_FOUND, codes::ORDER_NOT_FOUND_MESSAGE))
+}
+
+/// The order being changed must be this account's, OPEN, and keep its shape.
+fn check_changeable(
+    book: &OrderBook,
+    acct: &Acct,
+    order_id: i64,
+    r: &OrderRequest,
+) -> Result<(), Response> {
+    let Some(old) = book.get(order_id).filter(|o| o.account_id == acct.id) else {
+        return Err(error(
+            codes::ORDER_NOT_FOUND,
+            codes::ORDER_NOT_FOUND_MESSAGE,
+        ));
+    };
+    if old.status != "OPEN" {
+        return Err(error(codes::NOT_CHANGEABLE, codes::NOT_CHANGEABLE_MESSAGE));
+    }
+    let same_legs = old.legs.len() == r.legs.len()
+        && old.legs.iter().zip(&r.legs).all(|(a, b)| {
+            a.symbol == b.symbol
+                && a.security_type == b.security_type
+                && a.action == b.action
+                && a.option == b.option
+        });
+    if old.order_type != r.order_type || !same_legs {
+        return Err(error(
+            codes::CHANGE_NOT_ALLOWED,
+            codes::CHANGE_NOT_ALLOWED_MESSAGE,
+        ));
+    }
+    Ok(())
+}
+
+fn dst(s: &Shared) -> bool {
+    s.tz.to_offset_info(s.now()).dst().is_dst()
+}
+
+fn disclosure(r: &OrderRequest) -> Value {
+    json!({"ehDisclosureFlag": r.market_session == "EXTENDED", "ahDisclosureFlag": false,
+        "conditionalDisclosureFlag": true, "aoDisclosureFlag": r.all_or_none})
+}
+
+fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Response {
+    let acct = match account(s, key) {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    let change_of = match change_of.map(order_id_param).transpose() {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let req = match parse(s, body, "PreviewOrderRequest") {
+        Ok(r) => r,
+        Err(r) => return r,
+    };
+    let est = estimate(s, &req);
+    if est.debit && est.total() > acct.cash {
+        return error(codes::INSUFFICIENT_FUNDS, codes::INSUFFICIENT_FUNDS_MESSAGE);
+    }
+    let now = s.now();
+    let preview_id = {
+        let mut inner = s.lock();
+        let book = inner.book();
+        if let Some(id) = change_of
+            && let Err(r) = check_changeable(book, &acct, id, &req)
+        {
+            return r;
+        }
+        book.add_preview(Preview {
+            account_key: key.to_string(),
+            canonical: req.canonical.clone(),
+            created_at: now,
+            used: false,
+            change_of,
+        })
+    };
+    let impact = if est.debit { est.total() } else { 0.0 };
+    let bp = json!({"currentBp": acct.cash, "currentOor": 0.0, "currentNetBp": acct.cash,
+        "currentOrderImpact": impact, "netBp": crate::fixtures::round(acct.cash - impact, 2)});
+    ok_json(&json!({"PreviewOrderResponse": {
+        "orderType": req.order_type, "totalOrderValue": est.value,
+        "totalCommission": est.commission, "previewTime": now.as_millisecond(),
+        "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
+        "marginLevelCd": acct.margin_level(), "isEmployee": false,
+        "clientOrderId": req.client_order_id,
+        "cashBpDetails": {"settled": bp},
+        "Order": [echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
+        "PreviewIds": [{"previewId": preview_id, "cashMargin": acct.cash_margin()}],
+        "Disclosure": disclosure(&req),
+    }}))
+}
+
+fn new_order(
+    acct: &Acct,
+    key: &str,
+    r: &OrderRequest,
+    est: &Estimate,
+    now_ms: i64,
+    preview: i64,
+) -> FakeOrder {
+    FakeOrder {
+        order_id: 0,
+        account_id: acct.id.clone(),
+        account_key: key.to_string(),
+        client_order_id: Some(r.client_order_id.clone()),
+        order_type: r.order_type.clone(),
+        status: "OPEN".into(),
+        price_type: r.price_type.clone(),
+        order_term: r.order_term.clone(),
+        market_session: r.market_session.clone(),
+        all_or_none: r.all_or_none,
+        limit_price: r.limit_price,
+        stop_price: r.stop_price,
+        legs: r.legs.clone(),
+        order_value: est.value,
+        commission: est.commission,
+        placed_time: now_ms,
+        executed_time: None,
+        cancel_time: None,
+        preview_id: Some(preview),
+        replaces_order_id: None,
+        replaced_by_order_id: None,
+        from_fixtures: false,
+    }
+}
+
+fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Response {
+    let acct = match account(s, key) {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    let change_of = match change_of.map(order_id_param).transpose() {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let req = match parse(s, body, "PlaceOrderRequest") {
+        Ok(r) => r,
+        Err(r) => return r,
+    };
+    let Some(pid) = preview_id(&req) else {
+        return timed_out();
+    };
+    let est = estimate(s, &req);
+    let now = s.now();
+    let ttl_ms = i64::try_from(s.config.preview_ttl.as_millis()).unwrap_or(i64::MAX);
+    let order_id = {
+        let mut inner = s.lock();
+        let book = inner.book();
+        let fresh = book.previews.get(&pid).is_some_and(|p| {
+            !p.used
+                && p.account_key == key
+                && p.change_of == change_of
+                && p.canonical == req.canonical
+                && now.as_millisecond() - p.created_at.as_millisecond() <= ttl_ms
+        });
+        if !fresh {
+            return timed_out();
+        }
+        if let Some(id) = change_of
+            && let Err(r) = check_changeable(book, &acct, id, &req)
+        {
+            return r;
+        }
+        let exempt = change_of.map(|id| book.lineage(id)).unwrap_or_default();
+        let duplicate = book.for_account(&acct.id).any(|o| {
+            o.client_order_id.as_deref() == Some(req.client_order_id.as_str())
+                && !exempt.contains(&o.order_id)
+        });
+        if duplicate {
+            return error(
+                codes::DUPLICATE_CLIENT_ORDER_ID,
+                codes::DUPLICATE_CLIENT_ORDER_ID_MESSAGE,
+            );
+        }
+        if let Some(p) = book.previews.get_mut(&pid) {
+            p.used = true;
+        }
+        let mut order = new_order(&acct, key, &req, &est, now.as_millisecond(), pid);
+        order.replaces_order_id = change_of;
+        let id = book.add_order(order);
+        if let Some(old) = change_of.and_then(|o| book.get_mut(o)) {
+            old.status = "CANCELLED".into();
+            old.cancel_time = Some(now.as_millisecond());
+            old.replaced_by_order_id = Some(id);
+        }
+        id
+    };
+    ok_json(&json!({"PlaceOrderResponse": {
+        "orderType": req.order_type, "totalOrderValue": est.value,
+        "totalCommission": est.commission, "placedTime": now.as_millisecond(),
+        "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
+        "marginLevelCd": acct.margin_level(), "isEmployee": false,
+        "clientOrderId": req.client_order_id,
+        "Order": [echo_order(&req, &est, &[message(codes::PLACED, codes::PLACED_MESSAGE)])],
+        "OrderIds": [{"orderId": order_id, "cashMargin": acct.cash_margin()}],
+        "Disclosure": disclosure(&req),
+    }}))
+}
+
+/// `POST /v1/accounts/{key}/orders/preview`
+pub(crate) async fn preview(
+    State(s): State<Arc<Shared>>,
+    Path(key): Path<String>,
+    body: Bytes,
+) -> Response {
+    preview_impl(&s, &key, None, &body)
+}
+
+/// `POST /v1/accounts/{key}/orders/place`
+pub(crate) async fn place(
+    State(s): State<Arc<Shared>>,
+    Path(key): Path<String>,
+    body: Bytes,
+) -> Response {
+    place_impl(&s, &key, None, &body)
+}
+
+/// `PUT /v1/accounts/{key}/orders/{order_id}/change/preview`
+pub(crate) async fn change_preview(
+    State(s): State<Arc<Shared>>,
+    Path((key, order_id)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    preview_impl(&s, &key, Some(&order_id), &body)
+}
+
+/// `PUT /v1/accounts/{key}/orders/{order_id}/change/place`
+pub(crate) async fn change_place(
+    State(s): State<Arc<Shared>>,
+    Path((key, order_id)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    place_impl(&s, &key, Some(&order_id), &body)
+}
