@@ -28,14 +28,26 @@ impl Sandbox {
     }
 
     pub async fn start_with(name: &str, config: FakeConfig) -> Sandbox {
+        Sandbox::start_opts(name, config, &[], "").await
+    }
+
+    /// With extra `etrade serve` flags (e.g. `--allow-trading`) and extra TOML appended to
+    /// the profile's table (e.g. a `[profiles.NAME.trading]` section via `{profile}`).
+    pub async fn start_opts(
+        name: &str,
+        config: FakeConfig,
+        flags: &[&str],
+        extra_toml: &str,
+    ) -> Sandbox {
         let fake = FakeEtrade::start(config).await;
         let home = home();
         let profile = format!("{name}-{}", std::process::id());
         std::fs::write(
             home.path().join("config.toml"),
             format!(
-                "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\n",
-                fake.base_url()
+                "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\n{}",
+                fake.base_url(),
+                extra_toml.replace("{profile}", &profile)
             ),
         )
         .expect("config");
@@ -56,7 +68,9 @@ impl Sandbox {
             ("ETRADE_MCP_RATE_SCALE", "1000"),
             ("ETRADE_MCP_HTTP_TIMEOUT_MS", "3000"),
         ];
-        let client = stdio_client_with(&home, &["--profile", &profile], &envs, Stdio::null()).await;
+        let mut args = vec!["--profile", profile.as_str()];
+        args.extend_from_slice(flags);
+        let client = stdio_client_with(&home, &args, &envs, Stdio::null()).await;
         Sandbox {
             fake,
             client,

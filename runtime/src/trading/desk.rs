@@ -290,9 +290,30 @@ impl OrderDesk {
             used_by: None,
         };
         let stored = record.clone();
-        blocking(&self.store, move |s| s.insert_preview(&stored))
-            .await?
-            .map_err(|e| store_error(&e))?;
+        let mut intent = self.intent(
+            match change {
+                None => MutationKind::PreviewOrder,
+                Some(_) => MutationKind::PreviewChangeOrder,
+            },
+            Some(account_id_key),
+        );
+        intent.intent_at = created_at;
+        intent.preview_id = Some(record.preview_id.clone());
+        intent.client_order_id = Some(record.client_order_id.clone());
+        intent.target_order_id = change;
+        intent.summary = Some(record.summary.clone());
+        let outcome = Outcome::Succeeded {
+            at: created_at,
+            order_id: None,
+            deleted_alert_ids: Vec::new(),
+        };
+        blocking(&self.store, move |s| {
+            s.insert_preview(&stored)?;
+            let id = s.append_intent(&intent)?;
+            s.record_outcome(id, &outcome)
+        })
+        .await?
+        .map_err(|e| store_error(&e))?;
         Ok(PreviewOutcome { record, broker })
     }
 

@@ -46,7 +46,12 @@ impl OrderDesk {
             let now = (self.clock)();
             let in_flight = self.in_flight.lock().map(|s| s.clone()).unwrap_or_default();
             for e in page.entries {
+                let preview = matches!(
+                    e.intent.kind,
+                    MutationKind::PreviewOrder | MutationKind::PreviewChangeOrder
+                );
                 if e.outcome == Outcome::Pending
+                    && !preview
                     && !in_flight.contains(&e.id)
                     && now.duration_since(e.intent.intent_at) > ABANDONED_AFTER
                 {
@@ -190,7 +195,9 @@ impl OrderDesk {
                     None => unknown("the order is not in the first pages of the order list"),
                 }
             }
-            MutationKind::DeleteAlerts => unknown("unreachable"),
+            MutationKind::DeleteAlerts
+            | MutationKind::PreviewOrder
+            | MutationKind::PreviewChangeOrder => unknown("nothing to reconcile for this entry"),
         }
     }
 

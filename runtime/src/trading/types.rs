@@ -83,10 +83,13 @@ pub struct PreviewRecord {
     pub used_by: Option<u64>,
 }
 
-/// The mutation a journal entry records.
+/// What a journal entry records: a mutation, or a stored preview (journaled for the audit
+/// trail — preview → place → cancel reads as one story; previews are never uncertain).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MutationKind {
+    PreviewOrder,
+    PreviewChangeOrder,
     PlaceOrder,
     CancelOrder,
     PlaceChangeOrder,
@@ -96,6 +99,8 @@ pub enum MutationKind {
 impl MutationKind {
     pub fn as_str(self) -> &'static str {
         match self {
+            MutationKind::PreviewOrder => "preview_order",
+            MutationKind::PreviewChangeOrder => "preview_change_order",
             MutationKind::PlaceOrder => "place_order",
             MutationKind::CancelOrder => "cancel_order",
             MutationKind::PlaceChangeOrder => "place_change_order",
