@@ -232,6 +232,12 @@ impl OrderDesk {
         self.policy
             .check_account(account_id_key)
             .map_err(|r| refusal(&r))?;
+        // A priced order can be judged before anything is sent; a MARKET order's size is
+        // known only from E*TRADE's estimate, so it is judged after the preview.
+        let priced = ticket.summary(None);
+        if priced.estimated_notional.is_some() {
+            self.policy.check_order(&priced).map_err(|r| refusal(&r))?;
+        }
         let client_order_id = ticket
             .client_order_id
             .clone()
