@@ -16,5 +16,10 @@ pub fn server_status(
         &h.credential_key,
         jiff::Timestamp::now(),
     );
-    data(&status)
+    let mut v = data(&status)?;
+    v["trading_policy"] = h
+        .desk
+        .as_ref()
+        .map_or(serde_json::Value::Null, |d| d.policy().describe());
+    Ok(v)
 }
