@@ -1,0 +1,167 @@
+//! Durable journal cost: what one journaled placement costs in the trading store (a preview
+//! claimed single-use with the daily limits checked, in one write transaction, then its
+//! outcome recorded), next to a bare redb baseline doing the same number of durable write
+//! transactions on a handle it keeps open — in the same run, on the same disk.
+//!
+//! The store opens the database for every operation (several `etrade serve` processes share
+//! one file, and redb allows one open handle per file), so the ratio shows what that sharing
+//! costs. Run: `cargo bench --bench trading` (env `BENCH_ITERS`, default 300).
+
+use jiff::Timestamp;
+use redb::{Database, TableDefinition};
+use runtime::trading::store::{PreviewClaim, TradingStore};
+use runtime::trading::*;
+use rust_decimal::Decimal;
+use std::time::{Duration, Instant};
+
+const RECORDS: TableDefinition<u64, &[u8]> = TableDefinition::new("records");
+
+fn summary() -> OrderSummary {
+    OrderSummary {
+        order_type: "EQ".into(),
+        price_type: "LIMIT".into(),
+        order_term: "GOOD_FOR_DAY".into(),
+        market_session: "REGULAR".into(),
+        limit_price: Some(Decimal::new(17000, 2)),
+        stop_price: None,
+        all_or_none: false,
+        legs: vec![LegSummary {
+            symbol: "AAPL".into(),
+            security_type: "EQ".into(),
+            order_action: "BUY".into(),
+            quantity: Decimal::from(10),
+            call_put: None,
+            expiration: None,
+            strike_price: None,
+        }],
+        estimated_notional: Some(Decimal::new(170000, 2)),
+    }
+}
+
+fn preview(id: &str, now: Timestamp) -> PreviewRecord {
+    PreviewRecord {
+        preview_id: id.into(),
+        kind: PreviewKind::New,
+        environment: "sandbox".into(),
+        profile: "bench".into(),
+        account_id_key: "JIdOIAcSpwR1Jva7RQBraQ".into(),
+        order_fields: r#""orderType":"EQ","clientOrderId":"B1","Order":[]"#.into(),
+        broker_preview_ids: vec![BrokerPreviewId {
+            preview_id: 1,
+            cash_margin: None,
+        }],
+        arguments_hash: "0".repeat(64),
+        client_order_id: "B1".into(),
+        summary: summary(),
+        created_at: now,
+        expires_at: now + jiff::SignedDuration::from_secs(600),
+        used_at: None,
+        used_by: None,
+    }
+}
+
+fn main() {
+    let iters: usize = std::env::var("BENCH_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let now = Timestamp::now();
+
+    // Baseline: a held-open redb handle, two durable write transactions per placement
+    // (the same count as claim + outcome), each writing a record of similar size.
+    let db = Database::create(dir.path().join("bare.redb")).expect("bare db");
+    let payload = serde_json::to_vec(&preview("pv-x", now)).expect("json");
+    let bare = |n: usize| {
+        let start = Instant::now();
+        for i in 0..n as u64 {
+            for k in 0..2 {
+                let tx = db.begin_write().expect("tx");
+                {
+                    let mut t = tx.open_table(RECORDS).expect("table");
+                    t.insert(i * 2 + k, payload.as_slice()).expect("insert");
+                }
+                tx.commit().expect("commit");
+            }
+        }
+        start.elapsed()
+    };
+
+    let store = TradingStore::open(dir.path().join("trading.redb")).expect("store");
+    for i in 0..iters * 2 + 20 {
+        store
+            .insert_preview(&preview(&format!("pv-{i}"), now))
+            .expect("seed");
+    }
+    let mut next = 0usize;
+    let mut journaled = |n: usize| {
+        let start = Instant::now();
+        for _ in 0..n {
+            let id = format!("pv-{next}");
+            next += 1;
+            let intent = JournalIntent {
+                kind: MutationKind::PlaceOrder,
+                environment: "sandbox".into(),
+                profile: "bench".into(),
+                account_id_key: Some("JIdOIAcSpwR1Jva7RQBraQ".into()),
+                preview_id: Some(id.clone()),
+                client_order_id: Some("B1".into()),
+                target_order_id: None,
+                alert_ids: vec![],
+                summary: Some(summary()),
+                intent_at: now,
+            };
+            let check = |_: &DailyUsage, _: &OrderSummary| Ok(());
+            let claimed = store
+                .claim_preview(&PreviewClaim {
+                    preview_id: &id,
+                    environment: "sandbox",
+                    profile: "bench",
+                    account_id_key: "JIdOIAcSpwR1Jva7RQBraQ",
+                    kind: PreviewKind::New,
+                    now,
+                    trading_day: runtime::trading::calendar::trading_day(now),
+                    daily_check: &check,
+                    intent: &intent,
+                })
+                .expect("claim");
+            store
+                .record_outcome(
+                    claimed.journal_id,
+                    &Outcome::Succeeded {
+                        at: now,
+                        order_id: Some(1),
+                        deleted_alert_ids: vec![],
+                    },
+                )
+                .expect("outcome");
+        }
+        start.elapsed()
+    };
+
+    // Warm up both, then alternate so background load hits both alike.
+    bare(10);
+    journaled(10);
+    let mut b = Duration::ZERO;
+    let mut j = Duration::ZERO;
+    for _ in 0..2 {
+        b += bare(iters / 2);
+        j += journaled(iters / 2);
+    }
+    let per = |d: Duration| d / (iters as u32 / 2 * 2);
+    let rate = |d: Duration| (iters / 2 * 2) as f64 / d.as_secs_f64();
+    println!(
+        "journaled placements (claim + outcome, open per operation): {:>8.1}/s  {:?} each",
+        rate(j),
+        per(j)
+    );
+    println!(
+        "bare redb, 2 durable write txns on a held-open handle:      {:>8.1}/s  {:?} each",
+        rate(b),
+        per(b)
+    );
+    println!(
+        "ratio journaled/bare time: {:.2}x",
+        j.as_secs_f64() / b.as_secs_f64()
+    );
+}
