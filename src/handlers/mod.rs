@@ -6,7 +6,7 @@ mod alerts;
 mod market;
 mod orders;
 mod status;
-mod trading;
+pub mod trading;
 
 use crate::generated::{self, ToolHandlers};
 use runtime::credentials::{CredentialKey, CredentialStore};
