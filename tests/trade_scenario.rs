@@ -123,3 +123,78 @@ async fn preview_place_list_cancel_journal() {
         "preview, place and cancel, once each: {sent:?}"
     );
 }
+
+#[tokio::test]
+async fn change_is_cancel_and_replace_with_a_new_order_id() {
+    let config = FakeConfig::new(
+        common::sandbox::CONSUMER_KEY,
+        common::sandbox::CONSUMER_SECRET,
+    );
+    let s = Sandbox::start_opts("scenario-change", config, &["--allow-trading"], "").await;
+    let order = |price: &str| {
+        json!({"order_type": "EQ", "symbol": "MSFT", "order_action": "BUY",
+        "quantity": "5", "price_type": "LIMIT", "limit_price": price})
+    };
+    let (_, p) = s
+        .call(
+            "preview_order",
+            json!({"account_id_key": KEY, "request": order("300.00")}),
+        )
+        .await;
+    let id = p["data"]["preview_id"].clone();
+    let (_, p) = s
+        .call(
+            "place_order",
+            json!({"account_id_key": KEY, "preview_id": id}),
+        )
+        .await;
+    let old = p["data"]["order_id"].as_i64().expect("order id");
+
+    let (err, p) = s
+        .call(
+            "preview_change_order",
+            json!({"account_id_key": KEY, "order_id": old, "request": order("295.50")}),
+        )
+        .await;
+    assert!(!err, "{p}");
+    assert_eq!(p["data"]["order_id"], old);
+    let change = p["data"]["preview_id"].clone();
+    let (err, p) = s
+        .call(
+            "place_change_order",
+            json!({"account_id_key": KEY, "order_id": old, "preview_id": change}),
+        )
+        .await;
+    assert!(!err, "{p}");
+    let new = p["data"]["order_id"].as_i64().expect("new id");
+    assert_ne!(new, old);
+    assert_eq!(p["data"]["replaced_order_id"], old);
+    let replaced = s.fake.order(old).expect("old order");
+    assert_eq!(
+        (replaced.status.as_str(), replaced.replaced_by_order_id),
+        ("CANCELLED", Some(new))
+    );
+    assert_eq!(
+        s.fake
+            .order(new)
+            .expect("new order")
+            .limit_price
+            .map(|p| p.to_string())
+            .as_deref(),
+        Some("295.5")
+    );
+
+    let (_, p) = s.call("list_order_journal", json!({"limit": 2})).await;
+    let kinds: Vec<&str> = p["data"]["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kinds, ["place_change_order", "preview_change_order"]);
+    assert_eq!(p["data"]["entries"][0]["target_order_id"], old);
+    assert!(
+        p["data"]["next_before"].is_i64(),
+        "older entries are on the next page: {p}"
+    );
+}
