@@ -22,6 +22,7 @@ pub mod etrade;
 pub mod http;
 pub mod logging;
 pub mod oauth;
+pub mod paper;
 pub mod paths;
 pub mod server;
 pub mod status;

@@ -1,0 +1,52 @@
+//! What the paper book needs from a market: the touch (bid/ask, sizes, last) of an equity
+//! or an option contract at a simulated instant.
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use rust_decimal::Decimal;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    pub bid: Decimal,
+    pub ask: Decimal,
+    /// Displayed size at the bid/ask (shares, or contracts for options).
+    pub bid_size: u64,
+    pub ask_size: u64,
+    pub last: Decimal,
+    /// Volume so far in the trading day.
+    pub volume: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallPut {
+    Call,
+    Put,
+}
+
+impl CallPut {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallPut::Call => "CALL",
+            CallPut::Put => "PUT",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OptionContract {
+    /// Upper-case underlying symbol.
+    pub underlying: String,
+    pub expiration: Date,
+    pub call_put: CallPut,
+    pub strike: Decimal,
+}
+
+/// A source of prices. Deterministic implementations make paper tests reproducible.
+pub trait MarketData: Send + Sync {
+    /// None: the symbol is unknown to this market.
+    fn equity(&self, symbol: &str, at: Timestamp) -> Option<Touch>;
+    /// None: no such contract (unknown underlying, expired, or not a listed strike/expiry).
+    fn option(&self, contract: &OptionContract, at: Timestamp) -> Option<Touch>;
+    /// Shown in every quote and in server_status, e.g. "simulated".
+    fn source(&self) -> &'static str;
+}
