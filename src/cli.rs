@@ -1,6 +1,7 @@
 //! Command-line definitions and the commands behind them.
 
 mod auth;
+mod paper;
 mod serve;
 mod setup;
 mod tools;
@@ -32,6 +33,34 @@ enum Command {
     Tools(ToolsArgs),
     /// Log in to E*TRADE (OAuth, daily), check, renew or log out.
     Auth(AuthArgs),
+    /// Manage the local paper brokerage: reset it, show it, move its simulated time.
+    Paper(PaperArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PaperArgs {
+    /// Profile from config.toml (each profile has its own paper book).
+    #[arg(long, env = "ETRADE_MCP_PROFILE", global = true)]
+    profile: Option<String>,
+    #[command(subcommand)]
+    command: PaperCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum PaperCommand {
+    /// Delete every order, position and transaction and start again with fresh cash.
+    Reset {
+        /// Starting cash of every account (default: each account's configured amount).
+        #[arg(long, value_name = "AMOUNT")]
+        cash: Option<String>,
+    },
+    /// Simulated time, accounts, cash, positions and open orders.
+    Status,
+    /// Move simulated time forward (e.g. 30m, 2h, 1d); resting orders fill as it passes.
+    Advance {
+        /// How far, e.g. 30m, 2h, 1d.
+        duration: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -162,6 +191,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Auth(args) => auth::run(args),
+        Command::Paper(args) => {
+            let setup = setup::Setup::resolve(Some(Environment::Paper), args.profile)?;
+            match args.command {
+                PaperCommand::Reset { cash } => paper::reset(&setup, cash.as_deref()),
+                PaperCommand::Status => paper::status(&setup),
+                PaperCommand::Advance { duration } => paper::advance(&setup, &duration),
+            }
+        }
         Command::Tools(args) => Ok(match args.command {
             None => tools::list(),
             Some(ToolsCommand::Show { name }) => tools::show(&name),

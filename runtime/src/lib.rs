@@ -9,6 +9,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod auth_flow;
+pub mod broker;
 pub mod broker_message;
 pub mod catalog;
 pub mod config;

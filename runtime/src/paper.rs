@@ -3,6 +3,7 @@
 //! with its preview binding, policy and journal — works unchanged in the paper environment.
 
 pub mod book;
+pub mod broker;
 pub mod market;
 pub mod touch;
 

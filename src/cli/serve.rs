@@ -5,11 +5,13 @@ use super::{ServeArgs, TransportArg};
 use anyhow::Context;
 use etrade_mcp::generated::{PERMISSIONS, Tools};
 use etrade_mcp::handlers::Handlers;
+use runtime::broker::Broker;
 use runtime::config::Environment;
 use runtime::dispatch::Transport;
 use runtime::endpoints::Endpoints;
 use runtime::etrade::{EtradeHttp, EtradeSession};
 use runtime::http::{BoundHttp, HttpOptions};
+use runtime::paper::broker::PaperBroker;
 use runtime::server::{McpServer, ServerOptions};
 use runtime::trading::desk::OrderDesk;
 use runtime::trading::policy::TradingPolicy;
@@ -52,14 +54,25 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let keepalive = etrade.clone().filter(|_| args.keepalive);
-    let desk = match &etrade {
-        Some(session) => Some(Arc::new(order_desk(&setup, session.clone())?)),
+    let mut paper = None;
+    let broker: Arc<dyn Broker> = match &etrade {
+        Some(session) => session.clone(),
+        None => {
+            let (book, market) = super::paper::open_book(&setup)?;
+            paper = Some(book.clone());
+            Arc::new(PaperBroker::new(book, market))
+        }
+    };
+    let broker = Some(broker);
+    let desk = match &broker {
+        Some(b) => Some(Arc::new(order_desk(&setup, b.clone())?)),
         None => None,
     };
     let handlers = Handlers {
         credentials,
         credential_key,
-        etrade,
+        broker,
+        paper,
         desk,
     };
     let server = McpServer::new(
@@ -188,7 +201,7 @@ fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
 
 /// The order desk of this environment/profile: the shared trading database in the state
 /// folder and the profile's trading policy.
-fn order_desk(setup: &Setup, session: Arc<EtradeSession>) -> anyhow::Result<OrderDesk> {
+fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<OrderDesk> {
     let dir = setup.paths.ensure_data_dir()?;
     let store =
         TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?;
@@ -205,7 +218,7 @@ fn order_desk(setup: &Setup, session: Arc<EtradeSession>) -> anyhow::Result<Orde
         policy,
         settings.environment.as_str(),
         &settings.profile,
-        session,
+        broker,
         Arc::new(jiff::Timestamp::now),
     ))
 }

@@ -9,11 +9,12 @@ mod status;
 pub mod trading;
 
 use crate::generated::{self, ToolHandlers};
+use runtime::broker::Broker;
 use runtime::credentials::{CredentialKey, CredentialStore};
 use runtime::dispatch::{CallContext, ToolResult};
 use runtime::error_mapping::Operation;
 use runtime::errors::{ErrorCode, ToolError};
-use runtime::etrade::{ApiRequest, EtradeSession, Method, Module};
+use runtime::etrade::{ApiRequest, Method, Module};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -21,15 +22,17 @@ use std::sync::Arc;
 pub struct Handlers {
     pub credentials: Arc<dyn CredentialStore>,
     pub credential_key: CredentialKey,
-    /// The E*TRADE session; `None` in the paper environment.
-    pub etrade: Option<Arc<EtradeSession>>,
-    /// Order entry and the journal; `None` in the paper environment.
+    /// The brokerage: the E*TRADE session, or the paper broker.
+    pub broker: Option<Arc<dyn Broker>>,
+    /// The paper book when the paper broker serves (for server_status).
+    pub paper: Option<Arc<runtime::paper::book::PaperBook>>,
+    /// Order entry and the journal.
     pub desk: Option<Arc<runtime::trading::desk::OrderDesk>>,
 }
 
 impl Handlers {
-    fn etrade(&self) -> Result<&EtradeSession, ToolError> {
-        self.etrade.as_deref().ok_or_else(|| ToolError {
+    fn broker(&self) -> Result<&dyn Broker, ToolError> {
+        self.broker.as_deref().ok_or_else(|| ToolError {
             message: format!(
                 "{} The paper broker does not serve it yet; use --environment sandbox or production.",
                 ErrorCode::ToolNotAvailable.summary()
@@ -45,7 +48,7 @@ impl Handlers {
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Option<Value>, ToolError> {
-        self.etrade()?
+        self.broker()?
             .call(&ApiRequest {
                 operation: Operation::Read,
                 module,

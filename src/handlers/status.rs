@@ -17,6 +17,13 @@ pub fn server_status(
         jiff::Timestamp::now(),
     );
     let mut v = data(&status)?;
+    v["market_data"] = match &h.paper {
+        Some(book) => serde_json::json!({
+            "source": "simulated",
+            "simulated_time": book.now().to_string(),
+        }),
+        None => serde_json::json!({"source": "etrade", "simulated_time": null}),
+    };
     v["trading_policy"] = h
         .desk
         .as_ref()

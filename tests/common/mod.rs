@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod paper;
 pub mod sandbox;
 
 use rmcp::model::{

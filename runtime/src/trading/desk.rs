@@ -10,12 +10,13 @@ use super::policy::TradingPolicy;
 use super::store::{ClaimError, PreviewClaim, StoreError, TradingStore};
 use super::types::*;
 use super::validate::check_ticket;
+use crate::broker::Broker;
 use crate::error_mapping::Operation;
 use crate::errors::{AlertDeletionResult, ErrorCode, ToolError};
 use crate::etrade::models::order_entry::{
     AlertDeletion, BrokerCancellation, BrokerPlacement, BrokerPreview,
 };
-use crate::etrade::{ApiRequest, Clock, EtradeSession, Method, Module};
+use crate::etrade::{ApiRequest, Clock, Method, Module};
 use crate::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
@@ -54,7 +55,7 @@ pub struct OrderDesk {
     pub(super) policy: TradingPolicy,
     pub(super) environment: String,
     pub(super) profile: String,
-    pub(super) session: Arc<EtradeSession>,
+    pub(super) session: Arc<dyn Broker>,
     pub(super) clock: Clock,
     /// Journal ids of mutations this process is sending right now (not abandoned).
     pub(super) in_flight: Arc<Mutex<HashSet<u64>>>,
@@ -180,7 +181,7 @@ impl OrderDesk {
         policy: TradingPolicy,
         environment: &str,
         profile: &str,
-        session: Arc<EtradeSession>,
+        session: Arc<dyn Broker>,
         clock: Clock,
     ) -> OrderDesk {
         OrderDesk {

@@ -23,6 +23,10 @@ pub struct BrokerMessage {
     pub kind: Option<String>,
 }
 
+fn etrade_source() -> String {
+    "etrade".to_string()
+}
+
 /// `Messages` / `messages` → `{"Message": [...]}` (one or many).
 #[derive(Debug, Default, Deserialize)]
 pub struct MessagesContainer {
@@ -94,6 +98,10 @@ pub struct QuoteBody {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Quote {
+    /// Where the quote comes from: "etrade" (E*TRADE's market data) or "simulated" (the
+    /// paper broker's simulator). E*TRADE does not send it; the client fills it in.
+    #[serde(default = "etrade_source")]
+    pub source: String,
     #[serde(default)]
     pub date_time: Option<String>,
     #[serde(

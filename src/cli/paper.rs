@@ -1,0 +1,79 @@
+//! `etrade paper reset|status|advance`: manage the local paper brokerage of a profile.
+
+use super::setup::Setup;
+use anyhow::Context;
+use runtime::paper::book::{PaperBook, PaperConfig};
+use runtime::paper::market::SimulatedMarket;
+use rust_decimal::Decimal;
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// The seed of the built-in market: fixed, so paper prices are the same on every machine.
+pub const MARKET_SEED: u64 = 0x0e7a_de00;
+
+/// The profile's paper book (`paper-PROFILE.redb` in the state folder) and its market.
+pub fn open_book(setup: &Setup) -> anyhow::Result<(Arc<PaperBook>, Arc<SimulatedMarket>)> {
+    let dir = setup.paths.ensure_data_dir()?;
+    let path = dir.join(format!("paper-{}.redb", setup.settings.profile));
+    let market = Arc::new(SimulatedMarket::new(MARKET_SEED));
+    let book =
+        PaperBook::open(&path, PaperConfig::default(), market.clone()).with_context(|| {
+            format!(
+                "cannot open the paper book {} (is `etrade serve` running on it?)",
+                path.display()
+            )
+        })?;
+    Ok((Arc::new(book), market))
+}
+
+fn print(v: &serde_json::Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+    );
+}
+
+pub fn reset(setup: &Setup, cash: Option<&str>) -> anyhow::Result<ExitCode> {
+    let cash = match cash {
+        Some(c) => Some(
+            Decimal::from_str(c.trim_start_matches('$').replace(',', "").as_str())
+                .ok()
+                .filter(|d| !d.is_sign_negative())
+                .with_context(|| {
+                    "--cash must be an amount such as 25000 or 25000.00".to_string()
+                })?,
+        ),
+        None => None,
+    };
+    let (book, _) = open_book(setup)?;
+    book.reset(cash).context("reset failed")?;
+    print(&book.status().context("status")?);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn status(setup: &Setup) -> anyhow::Result<ExitCode> {
+    let (book, _) = open_book(setup)?;
+    book.catch_up().context("catching up")?;
+    print(&book.status().context("status")?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// DURATION like `30m`, `2h`, `1d 4h` (a day is 24 hours of simulated time).
+pub fn parse_duration(text: &str) -> anyhow::Result<jiff::SignedDuration> {
+    let span = jiff::Span::from_str(text.trim())
+        .with_context(|| format!("{text:?} is not a duration such as 30m, 2h or 1d"))?;
+    let d = span
+        .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
+        .with_context(|| format!("{text:?} cannot be used as a duration"))?;
+    anyhow::ensure!(!d.is_negative(), "simulated time only moves forward");
+    Ok(d)
+}
+
+pub fn advance(setup: &Setup, by: &str) -> anyhow::Result<ExitCode> {
+    let by = parse_duration(by)?;
+    let (book, _) = open_book(setup)?;
+    book.advance(by).context("advance failed")?;
+    print(&book.status().context("status")?);
+    Ok(ExitCode::SUCCESS)
+}
