@@ -41,7 +41,8 @@ async fn all_pages(client: &common::Client, tool: &str, key: &str, items: &str) 
     let mut out = Vec::new();
     let mut marker: Option<Value> = None;
     loop {
-        let mut args = json!({"account_id_key": key, "count": if tool == "list_orders" { 100 } else { 50 }});
+        let mut args =
+            json!({"account_id_key": key, "count": if tool == "list_orders" { 100 } else { 50 }});
         if let Some(m) = &marker {
             args["marker"] = m.clone();
         }
@@ -71,8 +72,13 @@ async fn acknowledged_orders_survive_kill_9_exactly_once() {
         let (client, pid) = start(&home).await;
         let client = Arc::new(client);
         if key.is_empty() {
-            let a = data(&client, "list_accounts", json!({})).await.expect("accounts");
-            key = a["accounts"][0]["accountIdKey"].as_str().expect("key").to_string();
+            let a = data(&client, "list_accounts", json!({}))
+                .await
+                .expect("accounts");
+            key = a["accounts"][0]["accountIdKey"]
+                .as_str()
+                .expect("key")
+                .to_string();
         }
         let mut tasks = Vec::new();
         for i in 0..6 {
@@ -81,8 +87,24 @@ async fn acknowledged_orders_survive_kill_9_exactly_once() {
                 for n in 0..50 {
                     let order = json!({"order_type": "EQ", "symbol": SYMBOLS[(i + n) % 3],
                         "order_action": "BUY", "quantity": "1", "price_type": "MARKET"});
-                    let Some(pv) = data(&client, "preview_order", json!({"account_id_key": key, "request": order})).await else { return };
-                    let Some(placed) = data(&client, "place_order", json!({"account_id_key": key, "preview_id": pv["preview_id"]})).await else { return };
+                    let Some(pv) = data(
+                        &client,
+                        "preview_order",
+                        json!({"account_id_key": key, "request": order}),
+                    )
+                    .await
+                    else {
+                        return;
+                    };
+                    let Some(placed) = data(
+                        &client,
+                        "place_order",
+                        json!({"account_id_key": key, "preview_id": pv["preview_id"]}),
+                    )
+                    .await
+                    else {
+                        return;
+                    };
                     if let Some(id) = placed["order_id"].as_i64() {
                         acked.lock().expect("lock").insert(id);
                     }
@@ -90,7 +112,10 @@ async fn acknowledged_orders_survive_kill_9_exactly_once() {
             }));
         }
         tokio::time::sleep(std::time::Duration::from_millis(150 + jitter(600))).await;
-        let killed = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill");
+        let killed = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .expect("kill");
         assert!(killed.success(), "round {round}: kill -9");
         for t in tasks {
             let _ = t.await;
@@ -104,33 +129,81 @@ async fn acknowledged_orders_survive_kill_9_exactly_once() {
         *seen.entry(o["orderId"].as_i64().expect("id")).or_insert(0) += 1;
     }
     let acked = acknowledged.lock().expect("lock").clone();
-    assert!(acked.len() >= 4, "the bursts placed orders before each kill: {}", acked.len());
+    assert!(
+        acked.len() >= 4,
+        "the bursts placed orders before each kill: {}",
+        acked.len()
+    );
     for id in &acked {
-        assert_eq!(seen.get(id), Some(&1), "acknowledged order {id} exists exactly once");
+        assert_eq!(
+            seen.get(id),
+            Some(&1),
+            "acknowledged order {id} exists exactly once"
+        );
     }
     assert!(seen.values().all(|n| *n == 1), "no order is listed twice");
 
     let history = all_pages(&client, "list_transactions", &key, "transaction").await;
     let ledger: Decimal = history.iter().map(|t| dec(&t["amount"])).sum();
-    let b = data(&client, "get_account_balances", json!({"account_id_key": key})).await.expect("balance");
-    assert_eq!(dec(&b["computed"]["cashBalance"]), ledger, "cash = Σ ledger");
+    let b = data(
+        &client,
+        "get_account_balances",
+        json!({"account_id_key": key}),
+    )
+    .await
+    .expect("balance");
+    assert_eq!(
+        dec(&b["computed"]["cashBalance"]),
+        ledger,
+        "cash = Σ ledger"
+    );
 
     let mut held: BTreeMap<String, Decimal> = BTreeMap::new();
     for t in &history {
         let kind = t["brokerage"]["transactionType"].as_str().unwrap_or("");
-        let sign = match kind { "Bought" => Decimal::ONE, "Sold" => Decimal::NEGATIVE_ONE, _ => continue };
-        let symbol = t["brokerage"]["product"]["symbol"].as_str().unwrap_or("").to_string();
+        let sign = match kind {
+            "Bought" => Decimal::ONE,
+            "Sold" => Decimal::NEGATIVE_ONE,
+            _ => continue,
+        };
+        let symbol = t["brokerage"]["product"]["symbol"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
         *held.entry(symbol).or_default() += sign * dec(&t["brokerage"]["quantity"]).abs();
     }
-    let executed = orders.iter().filter(|o| o["orderDetail"][0]["status"] == "EXECUTED").count();
-    let bought = history.iter().filter(|t| t["brokerage"]["transactionType"] == "Bought").count();
-    assert_eq!(executed, bought, "one fill transaction per executed market order");
-    let pf = data(&client, "get_portfolio", json!({"account_id_key": key})).await.expect("portfolio");
+    let executed = orders
+        .iter()
+        .filter(|o| o["orderDetail"][0]["status"] == "EXECUTED")
+        .count();
+    let bought = history
+        .iter()
+        .filter(|t| t["brokerage"]["transactionType"] == "Bought")
+        .count();
+    assert_eq!(
+        executed, bought,
+        "one fill transaction per executed market order"
+    );
+    let pf = data(&client, "get_portfolio", json!({"account_id_key": key}))
+        .await
+        .expect("portfolio");
     let mut positions: BTreeMap<String, Decimal> = BTreeMap::new();
-    for p in pf["accountPortfolio"][0]["position"].as_array().cloned().unwrap_or_default() {
-        positions.insert(p["product"]["symbol"].as_str().unwrap_or("").to_string(), dec(&p["quantity"]));
+    for p in pf["accountPortfolio"][0]["position"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+    {
+        positions.insert(
+            p["product"]["symbol"].as_str().unwrap_or("").to_string(),
+            dec(&p["quantity"]),
+        );
     }
     held.retain(|_, q| !q.is_zero());
     assert_eq!(positions, held, "positions = Σ fills per symbol");
-    println!("acknowledged {} orders over 4 kills; {} listed; {} transactions", acked.len(), orders.len(), history.len());
+    println!(
+        "acknowledged {} orders over 4 kills; {} listed; {} transactions",
+        acked.len(),
+        orders.len(),
+        history.len()
+    );
 }

@@ -378,19 +378,29 @@ impl PaperBook {
             .unwrap_or(Timestamp::MAX)
     }
 
-    /// Applies `f` to a copy of the state; commits what it wrote in one transaction, then
-    /// makes it the book's state. On any error nothing changes.
+    /// Applies `f` to the state, recording what it overwrote; commits what it wrote in one
+    /// transaction. On any error (of `f` or of the commit) the writes are undone, so
+    /// nothing changes.
     fn mutate<T>(
         &self,
         inner: &mut Inner,
         f: impl FnOnce(&mut State) -> Result<T, PaperError>,
     ) -> Result<T, PaperError> {
-        let mut work = inner.state.clone();
-        work.dirty = Dirty::default();
-        let out = f(&mut work)?;
-        state::save(&inner.db, &work, false)?;
-        work.dirty = Dirty::default();
-        inner.state = work;
+        let meta = inner.state.meta.clone();
+        inner.state.dirty = Dirty::default();
+        inner.state.begin();
+        let out = match f(&mut inner.state) {
+            Ok(out) => out,
+            Err(e) => {
+                inner.state.roll_back(meta);
+                return Err(e);
+            }
+        };
+        if let Err(e) = state::save(&inner.db, &inner.state, false) {
+            inner.state.roll_back(meta);
+            return Err(e);
+        }
+        inner.state.committed();
         Ok(out)
     }
 

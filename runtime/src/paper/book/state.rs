@@ -532,6 +532,30 @@ pub(crate) struct State {
     pub transactions: BTreeMap<i64, TransactionRec>,
     pub ledger: BTreeMap<u64, LedgerRec>,
     pub dirty: Dirty,
+    /// Previous values of the records written since the last commit, so a failed change
+    /// is undone in O(records changed) instead of copying the whole book per change.
+    pub(super) undo: Vec<Undo>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Undo {
+    Account(String, Option<AccountRec>),
+    Order(i64, Option<OrderRec>),
+    Preview(i64, Option<PreviewRec>),
+    Position(i64, Option<PositionRec>),
+    Transaction(i64, Option<TransactionRec>),
+    Ledger(u64, Option<LedgerRec>),
+}
+
+fn restore<K: Ord, V>(map: &mut BTreeMap<K, V>, key: K, old: Option<V>) {
+    match old {
+        Some(v) => {
+            map.insert(key, v);
+        }
+        None => {
+            map.remove(&key);
+        }
+    }
 }
 
 fn next<T: Copy + std::ops::Add<Output = T> + From<u8>>(counter: &mut T) -> T {
@@ -545,29 +569,71 @@ impl State {
         self.dirty.meta = true;
     }
 
+    /// Starts a change: nothing to undo yet.
+    pub fn begin(&mut self) {
+        self.undo.clear();
+    }
+
+    /// Forgets the undo log once the change is committed.
+    pub fn committed(&mut self) {
+        self.undo.clear();
+        self.dirty = Dirty::default();
+    }
+
+    /// Puts back every record written since `begin` (and `meta`), newest first.
+    pub fn roll_back(&mut self, meta: Meta) {
+        while let Some(u) = self.undo.pop() {
+            match u {
+                Undo::Account(k, v) => restore(&mut self.accounts, k, v),
+                Undo::Order(k, v) => restore(&mut self.orders, k, v),
+                Undo::Preview(k, v) => restore(&mut self.previews, k, v),
+                Undo::Position(k, v) => restore(&mut self.positions, k, v),
+                Undo::Transaction(k, v) => restore(&mut self.transactions, k, v),
+                Undo::Ledger(k, v) => restore(&mut self.ledger, k, v),
+            }
+        }
+        self.meta = meta;
+        self.dirty = Dirty::default();
+    }
+
     pub fn put_account(&mut self, a: AccountRec) {
-        self.dirty.accounts.insert(a.key.clone());
+        if self.dirty.accounts.insert(a.key.clone()) {
+            let old = self.accounts.get(&a.key).cloned();
+            self.undo.push(Undo::Account(a.key.clone(), old));
+        }
         self.accounts.insert(a.key.clone(), a);
     }
 
     pub fn put_order(&mut self, o: OrderRec) {
-        self.dirty.orders.insert(o.order_id);
+        if self.dirty.orders.insert(o.order_id) {
+            let old = self.orders.get(&o.order_id).cloned();
+            self.undo.push(Undo::Order(o.order_id, old));
+        }
         self.orders.insert(o.order_id, o);
     }
 
     pub fn put_preview(&mut self, p: PreviewRec) {
-        self.dirty.previews.insert(p.preview_id);
+        if self.dirty.previews.insert(p.preview_id) {
+            let old = self.previews.get(&p.preview_id).cloned();
+            self.undo.push(Undo::Preview(p.preview_id, old));
+        }
         self.previews.insert(p.preview_id, p);
     }
 
     pub fn remove_preview(&mut self, id: i64) {
-        self.dirty.previews.insert(id);
+        if self.dirty.previews.insert(id) {
+            let old = self.previews.get(&id).cloned();
+            self.undo.push(Undo::Preview(id, old));
+        }
         self.previews.remove(&id);
     }
 
     /// Stores the position, or removes it when it has no lots left.
     pub fn put_position(&mut self, p: PositionRec) {
-        self.dirty.positions.insert(p.position_id);
+        if self.dirty.positions.insert(p.position_id) {
+            let old = self.positions.get(&p.position_id).cloned();
+            self.undo.push(Undo::Position(p.position_id, old));
+        }
         if p.lots.is_empty() {
             self.positions.remove(&p.position_id);
         } else {
@@ -576,12 +642,18 @@ impl State {
     }
 
     pub fn put_transaction(&mut self, t: TransactionRec) {
-        self.dirty.transactions.insert(t.transaction_id);
+        if self.dirty.transactions.insert(t.transaction_id) {
+            let old = self.transactions.get(&t.transaction_id).cloned();
+            self.undo.push(Undo::Transaction(t.transaction_id, old));
+        }
         self.transactions.insert(t.transaction_id, t);
     }
 
     pub fn put_ledger(&mut self, e: LedgerRec) {
-        self.dirty.ledger.insert(e.entry_id);
+        if self.dirty.ledger.insert(e.entry_id) {
+            let old = self.ledger.get(&e.entry_id).cloned();
+            self.undo.push(Undo::Ledger(e.entry_id, old));
+        }
         self.ledger.insert(e.entry_id, e);
     }
 
