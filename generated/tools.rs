@@ -3829,7 +3829,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 21] = [
         title: "List alerts",
         group: "alerts",
         permission: "read",
-        description: "The alert inbox: up to count alerts (default 25, at most 300), newest first unless direction is ASC, with totalAlerts (the number E*TRADE matched; more than returned means raise count or narrow the filters). Filters: category (STOCK, ACCOUNT), status (READ and UNREAD by default, or DELETED), search (words of the subject). An empty inbox is an empty list. One broker request.",
+        description: "The alert inbox: up to count alerts (default 25, at most 300), newest first unless direction is ASC, with totalAlerts (the number E*TRADE matched; more than returned means raise count or narrow the filters). Filters: category (STOCK, ACCOUNT), status (READ and UNREAD by default, or DELETED), search (words of the subject). An empty inbox is an empty list. One broker request. Not available in the paper environment (tool_not_available): alerts are E*TRADE's inbox.",
         read_only: true,
         destructive: false,
         idempotent: true,
@@ -3858,7 +3858,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 21] = [
         title: "Get alert details",
         group: "alerts",
         permission: "read",
-        description: "One alert's full text (msgText; with HTML markup when html_tags is true), its symbol, read and delete times, and the URLs of its neighbours. Alert ids come from list_alerts. One broker request.",
+        description: "One alert's full text (msgText; with HTML markup when html_tags is true), its symbol, read and delete times, and the URLs of its neighbours. Alert ids come from list_alerts. One broker request. Not available in the paper environment (tool_not_available).",
         read_only: true,
         destructive: false,
         idempotent: true,
@@ -4040,7 +4040,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 21] = [
         title: "Delete alerts",
         group: "alerts",
         permission: "alerts_delete",
-        description: "Delete alerts from the inbox by id (from list_alerts), up to 50 at once. When E*TRADE deletes only some, the result is an error whose alert_deletion_result lists the deleted and the failed ids. Never retried; a lost answer is uncertain_execution (check list_alerts). One broker request.",
+        description: "Delete alerts from the inbox by id (from list_alerts), up to 50 at once. When E*TRADE deletes only some, the result is an error whose alert_deletion_result lists the deleted and the failed ids. Never retried; a lost answer is uncertain_execution (check list_alerts). One broker request. Not available in the paper environment (tool_not_available).",
         read_only: false,
         destructive: true,
         idempotent: true,
@@ -4453,7 +4453,7 @@ pub trait ToolHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::runtime::__codegen::ToolResult,
     > + ::core::marker::Send;
 
-    /// `list_alerts` (read permission): The alert inbox: up to count alerts (default 25, at most 300), newest first unless direction is ASC, with totalAlerts (the number E*TRADE matched; more than returned means raise count or narrow the filters). Filters: category (STOCK, ACCOUNT), status (READ and UNREAD by default, or DELETED), search (words of the subject). An empty inbox is an empty list. One broker request.
+    /// `list_alerts` (read permission): The alert inbox: up to count alerts (default 25, at most 300), newest first unless direction is ASC, with totalAlerts (the number E*TRADE matched; more than returned means raise count or narrow the filters). Filters: category (STOCK, ACCOUNT), status (READ and UNREAD by default, or DELETED), search (words of the subject). An empty inbox is an empty list. One broker request. Not available in the paper environment (tool_not_available): alerts are E*TRADE's inbox.
     fn list_alerts(
         &self,
         ctx: &::runtime::__codegen::CallContext,
@@ -4462,7 +4462,7 @@ pub trait ToolHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::runtime::__codegen::ToolResult,
     > + ::core::marker::Send;
 
-    /// `get_alert_details` (read permission): One alert's full text (msgText; with HTML markup when html_tags is true), its symbol, read and delete times, and the URLs of its neighbours. Alert ids come from list_alerts. One broker request.
+    /// `get_alert_details` (read permission): One alert's full text (msgText; with HTML markup when html_tags is true), its symbol, read and delete times, and the URLs of its neighbours. Alert ids come from list_alerts. One broker request. Not available in the paper environment (tool_not_available).
     fn get_alert_details(
         &self,
         ctx: &::runtime::__codegen::CallContext,
@@ -4516,7 +4516,7 @@ pub trait ToolHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::runtime::__codegen::ToolResult,
     > + ::core::marker::Send;
 
-    /// `delete_alerts` (alerts_delete permission): Delete alerts from the inbox by id (from list_alerts), up to 50 at once. When E*TRADE deletes only some, the result is an error whose alert_deletion_result lists the deleted and the failed ids. Never retried; a lost answer is uncertain_execution (check list_alerts). One broker request.
+    /// `delete_alerts` (alerts_delete permission): Delete alerts from the inbox by id (from list_alerts), up to 50 at once. When E*TRADE deletes only some, the result is an error whose alert_deletion_result lists the deleted and the failed ids. Never retried; a lost answer is uncertain_execution (check list_alerts). One broker request. Not available in the paper environment (tool_not_available).
     fn delete_alerts(
         &self,
         ctx: &::runtime::__codegen::CallContext,
