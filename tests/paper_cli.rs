@@ -27,14 +27,29 @@ async fn status_advance_and_reset() {
     assert!(ok);
     let s = json(&out);
     assert_eq!(s["marketSource"], "simulated");
-    assert_eq!(s["accounts"].as_array().map(Vec::len), Some(2), "two default accounts");
-    let before: jiff::Timestamp = s["simulatedTime"].as_str().expect("time").parse().expect("ts");
+    assert_eq!(
+        s["accounts"].as_array().map(Vec::len),
+        Some(2),
+        "two default accounts"
+    );
+    let before: jiff::Timestamp = s["simulatedTime"]
+        .as_str()
+        .expect("time")
+        .parse()
+        .expect("ts");
 
     let (ok, out, _) = run(&home, &["advance", "1d 2h"]).await;
     assert!(ok);
-    let after: jiff::Timestamp = json(&out)["simulatedTime"].as_str().expect("time").parse().expect("ts");
+    let after: jiff::Timestamp = json(&out)["simulatedTime"]
+        .as_str()
+        .expect("time")
+        .parse()
+        .expect("ts");
     let moved = after.duration_since(before).as_secs();
-    assert!((26 * 3600..26 * 3600 + 60).contains(&moved), "moved {moved} s");
+    assert!(
+        (26 * 3600..26 * 3600 + 60).contains(&moved),
+        "moved {moved} s"
+    );
 
     let (ok, out, _) = run(&home, &["reset", "--cash", "5000.50"]).await;
     assert!(ok);
@@ -44,7 +59,12 @@ async fn status_advance_and_reset() {
     }
     assert_eq!(s["offsetSeconds"], 0, "reset returns to real time");
 
-    for bad in [vec!["advance", "soon"], vec!["advance", "-2h"], vec!["reset", "--cash", "-1"], vec!["reset", "--cash", "lots"]] {
+    for bad in [
+        vec!["advance", "soon"],
+        vec!["advance", "-2h"],
+        vec!["reset", "--cash", "-1"],
+        vec!["reset", "--cash", "lots"],
+    ] {
         let (ok, _, err) = run(&home, &bad).await;
         assert!(!ok, "{bad:?} is refused");
         assert!(!err.trim().is_empty(), "{bad:?} explains itself");
