@@ -50,7 +50,7 @@ fn main() {
             let members = json!({"orderType": "EQ", "clientOrderId": format!("B{n}"),
                 "Order": [{"allOrNone": false, "priceType": "MARKET", "orderTerm": "GOOD_FOR_DAY",
                   "marketSession": "REGULAR", "Instrument": [{"Product": {"securityType": "EQ", "symbol": "AAPL"},
-                  "orderAction": if n % 2 == 0 { "SELL" } else { "BUY" }, "quantityType": "QUANTITY", "quantity": 1}]}]});
+                  "orderAction": if n.is_multiple_of(2) { "SELL" } else { "BUY" }, "quantityType": "QUANTITY", "quantity": 1}]}]});
             let preview = book
                 .preview(&key, &json!({"PreviewOrderRequest": members.clone()}), None)
                 .expect("preview");

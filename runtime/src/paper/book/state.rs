@@ -540,7 +540,7 @@ pub(crate) struct State {
 #[derive(Debug, Clone)]
 pub(super) enum Undo {
     Account(String, Option<AccountRec>),
-    Order(i64, Option<OrderRec>),
+    Order(i64, Option<Box<OrderRec>>),
     Preview(i64, Option<PreviewRec>),
     Position(i64, Option<PositionRec>),
     Transaction(i64, Option<TransactionRec>),
@@ -585,7 +585,7 @@ impl State {
         while let Some(u) = self.undo.pop() {
             match u {
                 Undo::Account(k, v) => restore(&mut self.accounts, k, v),
-                Undo::Order(k, v) => restore(&mut self.orders, k, v),
+                Undo::Order(k, v) => restore(&mut self.orders, k, v.map(|b| *b)),
                 Undo::Preview(k, v) => restore(&mut self.previews, k, v),
                 Undo::Position(k, v) => restore(&mut self.positions, k, v),
                 Undo::Transaction(k, v) => restore(&mut self.transactions, k, v),
@@ -606,7 +606,7 @@ impl State {
 
     pub fn put_order(&mut self, o: OrderRec) {
         if self.dirty.orders.insert(o.order_id) {
-            let old = self.orders.get(&o.order_id).cloned();
+            let old = self.orders.get(&o.order_id).cloned().map(Box::new);
             self.undo.push(Undo::Order(o.order_id, old));
         }
         self.orders.insert(o.order_id, o);
