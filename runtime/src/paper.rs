@@ -4,6 +4,7 @@
 
 pub mod book;
 pub mod broker;
+pub mod live;
 pub mod market;
 pub mod touch;
 

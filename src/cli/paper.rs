@@ -2,6 +2,7 @@
 
 use super::setup::Setup;
 use anyhow::Context;
+use runtime::paper::MarketData;
 use runtime::paper::book::{PaperBook, PaperConfig};
 use runtime::paper::market::SimulatedMarket;
 use rust_decimal::Decimal;
@@ -12,19 +13,25 @@ use std::sync::Arc;
 /// The seed of the built-in market: fixed, so paper prices are the same on every machine.
 pub const MARKET_SEED: u64 = 0x0e7a_de00;
 
-/// The profile's paper book (`paper-PROFILE.redb` in the state folder) and its market.
-pub fn open_book(setup: &Setup) -> anyhow::Result<(Arc<PaperBook>, Arc<SimulatedMarket>)> {
+/// The profile's paper book (`paper-PROFILE.redb` in the state folder) on the simulator.
+pub fn open_book(setup: &Setup) -> anyhow::Result<Arc<PaperBook>> {
+    open_book_with(setup, Arc::new(SimulatedMarket::new(MARKET_SEED)))
+}
+
+/// The profile's paper book, pricing with `market`.
+pub fn open_book_with(
+    setup: &Setup,
+    market: Arc<dyn MarketData>,
+) -> anyhow::Result<Arc<PaperBook>> {
     let dir = setup.paths.ensure_data_dir()?;
     let path = dir.join(format!("paper-{}.redb", setup.settings.profile));
-    let market = Arc::new(SimulatedMarket::new(MARKET_SEED));
-    let book =
-        PaperBook::open(&path, PaperConfig::default(), market.clone()).with_context(|| {
-            format!(
-                "cannot open the paper book {} (is `etrade serve` running on it?)",
-                path.display()
-            )
-        })?;
-    Ok((Arc::new(book), market))
+    let book = PaperBook::open(&path, PaperConfig::default(), market).with_context(|| {
+        format!(
+            "cannot open the paper book {} (is `etrade serve` running on it?)",
+            path.display()
+        )
+    })?;
+    Ok(Arc::new(book))
 }
 
 fn print(v: &serde_json::Value) {
@@ -46,14 +53,14 @@ pub fn reset(setup: &Setup, cash: Option<&str>) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
-    let (book, _) = open_book(setup)?;
+    let book = open_book(setup)?;
     book.reset(cash).context("reset failed")?;
     print(&book.status().context("status")?);
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn status(setup: &Setup) -> anyhow::Result<ExitCode> {
-    let (book, _) = open_book(setup)?;
+    let book = open_book(setup)?;
     book.catch_up().context("catching up")?;
     print(&book.status().context("status")?);
     Ok(ExitCode::SUCCESS)
@@ -72,7 +79,7 @@ pub fn parse_duration(text: &str) -> anyhow::Result<jiff::SignedDuration> {
 
 pub fn advance(setup: &Setup, by: &str) -> anyhow::Result<ExitCode> {
     let by = parse_duration(by)?;
-    let (book, _) = open_book(setup)?;
+    let book = open_book(setup)?;
     book.advance(by).context("advance failed")?;
     print(&book.status().context("status")?);
     Ok(ExitCode::SUCCESS)

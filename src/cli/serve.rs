@@ -12,6 +12,8 @@ use runtime::endpoints::Endpoints;
 use runtime::etrade::{EtradeHttp, EtradeSession};
 use runtime::http::{BoundHttp, HttpOptions};
 use runtime::paper::broker::PaperBroker;
+use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
+use runtime::paper::market::SimulatedMarket;
 use runtime::server::{McpServer, ServerOptions};
 use runtime::trading::desk::OrderDesk;
 use runtime::trading::policy::TradingPolicy;
@@ -55,12 +57,24 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let keepalive = etrade.clone().filter(|_| args.keepalive);
     let mut paper = None;
+    let mut live_label = None;
     let broker: Arc<dyn Broker> = match &etrade {
         Some(session) => session.clone(),
         None => {
-            let (book, market) = super::paper::open_book(&setup)?;
+            let simulated = Arc::new(SimulatedMarket::new(super::paper::MARKET_SEED));
+            let touches = Arc::new(LiveTouches::default());
+            let market = Arc::new(BlendedMarket {
+                simulated: simulated.clone(),
+                live: touches.clone(),
+            });
+            let book = super::paper::open_book_with(&setup, market)?;
             paper = Some(book.clone());
-            Arc::new(PaperBroker::new(book, market))
+            let mut broker = PaperBroker::new(book, simulated);
+            if let Some(live) = live_quotes(&setup, &credentials, touches)? {
+                live_label = Some(live.label());
+                broker = broker.with_live_quotes(Arc::new(live));
+            }
+            Arc::new(broker)
         }
     };
     let broker = Some(broker);
@@ -73,6 +87,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         credential_key,
         broker,
         paper,
+        live_quotes: live_label,
         desk,
     };
     let server = McpServer::new(
@@ -221,4 +236,45 @@ fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<OrderDes
         broker,
         Arc::new(jiff::Timestamp::now),
     ))
+}
+
+/// Paper quotes from E*TRADE when this profile has stored E*TRADE credentials (production
+/// first, then sandbox); whether they are usable is judged per request.
+fn live_quotes(
+    setup: &Setup,
+    store: &Arc<dyn runtime::credentials::CredentialStore>,
+    touches: Arc<LiveTouches>,
+) -> anyhow::Result<Option<LiveQuotes>> {
+    for environment in [Environment::Production, Environment::Sandbox] {
+        let key =
+            runtime::credentials::CredentialKey::new(environment, setup.settings.profile.clone())?;
+        let stored = matches!(store.load(&key), Ok(Some(c)) if c.has_access_token());
+        if !stored {
+            continue;
+        }
+        let settings = runtime::config::Settings {
+            environment,
+            profile: setup.settings.profile.clone(),
+        };
+        let endpoints = Endpoints::resolve(&setup.file, &settings)?;
+        let http =
+            EtradeHttp::new(endpoints, &super::client_options()).map_err(anyhow::Error::msg)?;
+        let session = Arc::new(EtradeSession::new(
+            http,
+            store.clone(),
+            key,
+            super::coordinator(setup)?,
+            Arc::new(jiff::Timestamp::now),
+        ));
+        tracing::info!(
+            environment = environment.as_str(),
+            "paper quotes come from E*TRADE while the credentials are active"
+        );
+        return Ok(Some(LiveQuotes::new(
+            session,
+            environment == Environment::Production,
+            touches,
+        )));
+    }
+    Ok(None)
 }

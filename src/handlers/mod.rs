@@ -26,6 +26,9 @@ pub struct Handlers {
     pub broker: Option<Arc<dyn Broker>>,
     /// The paper book when the paper broker serves (for server_status).
     pub paper: Option<Arc<runtime::paper::book::PaperBook>>,
+    /// Where paper quotes come from while credentials are active ("etrade" or
+    /// "etrade_sandbox"); None: always the simulator.
+    pub live_quotes: Option<&'static str>,
     /// Order entry and the journal.
     pub desk: Option<Arc<runtime::trading::desk::OrderDesk>>,
 }

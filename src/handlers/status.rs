@@ -21,8 +21,11 @@ pub fn server_status(
         Some(book) => serde_json::json!({
             "source": "simulated",
             "simulated_time": book.now().to_string(),
+            "live_quotes": h.live_quotes,
         }),
-        None => serde_json::json!({"source": "etrade", "simulated_time": null}),
+        None => {
+            serde_json::json!({"source": "etrade", "simulated_time": null, "live_quotes": null})
+        }
     };
     v["trading_policy"] = h
         .desk

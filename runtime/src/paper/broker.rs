@@ -4,6 +4,7 @@
 //! requests are `tool_not_available`.
 
 use super::book::{PaperBook, PaperError};
+use super::live::LiveQuotes;
 use super::market::{OptionChainQuery, SimulatedMarket};
 use crate::broker::{Broker, BrokerFuture};
 use crate::broker_message::KnownSecrets;
@@ -19,6 +20,8 @@ use std::sync::Arc;
 pub struct PaperBroker {
     book: Arc<PaperBook>,
     market: Arc<SimulatedMarket>,
+    /// E*TRADE quotes when the profile's credentials are active.
+    live: Option<Arc<LiveQuotes>>,
 }
 
 /// A request the paper broker understood, owned so it can move to a blocking thread.
@@ -32,7 +35,64 @@ struct Owned {
 
 impl PaperBroker {
     pub fn new(book: Arc<PaperBook>, market: Arc<SimulatedMarket>) -> PaperBroker {
-        PaperBroker { book, market }
+        PaperBroker {
+            book,
+            market,
+            live: None,
+        }
+    }
+
+    /// Serve E*TRADE's quotes (and fill at E*TRADE's touch) whenever `live` has usable
+    /// credentials; the simulator otherwise.
+    pub fn with_live_quotes(mut self, live: Arc<LiveQuotes>) -> PaperBroker {
+        self.live = Some(live);
+        self
+    }
+
+    /// Refresh the live touch of the stock legs of an order body before it is priced.
+    async fn refresh_touches(&self, live: &LiveQuotes, body: &Value) {
+        let mut symbols: Vec<String> = Vec::new();
+        let root = body
+            .get("PreviewOrderRequest")
+            .or_else(|| body.get("PlaceOrderRequest"));
+        for order in root
+            .and_then(|r| r.get("Order"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            for i in order
+                .get("Instrument")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let p = i.get("Product");
+                if p.and_then(|p| p.get("securityType"))
+                    .and_then(Value::as_str)
+                    == Some("EQ")
+                    && let Some(sym) = p.and_then(|p| p.get("symbol")).and_then(Value::as_str)
+                    && !symbols.iter().any(|s| s.eq_ignore_ascii_case(sym))
+                {
+                    symbols.push(sym.to_ascii_uppercase());
+                }
+            }
+        }
+        if symbols.is_empty() {
+            return;
+        }
+        let path = format!("/v1/market/quote/{}", symbols.join(","));
+        let query = [("detailFlag", "ALL".to_string())];
+        let request = ApiRequest {
+            operation: Operation::Read,
+            module: crate::etrade::Module::Market,
+            method: Method::GET,
+            path: &path,
+            query: &query,
+            body: None,
+        };
+        // Best effort: without a fresh live touch the fill uses the simulator's.
+        let _ = live.quotes(&request).await;
     }
 
     pub fn book(&self) -> &Arc<PaperBook> {
@@ -225,6 +285,17 @@ impl Broker for PaperBroker {
                 },
                 None => None,
             };
+            if let Some(live) = &self.live {
+                if request.method == Method::GET && request.path.starts_with("/v1/market/quote/") {
+                    if let Some(answer) = live.quotes(request).await? {
+                        return Ok(Some(answer));
+                    }
+                } else if let Some(b) = &body
+                    && request.path.contains("/orders/")
+                {
+                    self.refresh_touches(live, b).await;
+                }
+            }
             let owned = Owned {
                 operation: request.operation,
                 method: request.method.clone(),
@@ -239,6 +310,7 @@ impl Broker for PaperBroker {
             let me = PaperBroker {
                 book: self.book.clone(),
                 market: self.market.clone(),
+                live: None,
             };
             // redb work is blocking; keep it off the async workers. Once started, a
             // mutation runs to completion even if the caller is cancelled — like a request

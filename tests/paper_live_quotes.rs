@@ -1,0 +1,126 @@
+//! Paper quotes from E*TRADE while the profile's (sandbox) credentials are active: quotes
+//! are marked `etrade_sandbox` and a market order fills at E*TRADE's quoted ask; without
+//! credentials the simulator serves again and nothing is sent to E*TRADE.
+
+mod common;
+
+use common::paper::{dec, into_session, paper_cli};
+use common::sandbox::{CONSUMER_KEY, CONSUMER_SECRET};
+use common::{call, payload, stdio_client_with};
+use fake_etrade::{FakeConfig, FakeEtrade};
+use runtime::config::Environment;
+use runtime::credentials::{
+    CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
+};
+use serde_json::{Value, json};
+use std::process::Stdio;
+
+async fn data(client: &common::Client, tool: &str, args: Value) -> Value {
+    let r = call(client, tool, args).await.expect("result");
+    let p = payload(&r);
+    assert_ne!(r.is_error, Some(true), "{tool}: {p}");
+    p["data"].clone()
+}
+
+#[tokio::test]
+async fn paper_uses_etrade_quotes_while_credentials_are_active() {
+    let fake = FakeEtrade::start(FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET)).await;
+    let home = common::home();
+    let profile = format!("paperlive-{}", std::process::id());
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "[profiles.{profile}]\nenvironment = \"paper\"\napi_base_url = \"{}\"\n",
+            fake.base_url()
+        ),
+    )
+    .expect("config");
+    let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
+    let pair = fake.issue_access_token(CONSUMER_KEY);
+    let mut creds = StoredCredentials::new(CONSUMER_KEY, Secret::new(CONSUMER_SECRET));
+    creds.authorize(
+        Secret::new(pair.token),
+        Secret::new(pair.secret),
+        jiff::Timestamp::now(),
+    );
+    let store = KeyringStore::linux_keyutils().expect("keyutils");
+    store.save(&key, &creds).expect("save");
+
+    paper_cli(
+        &home,
+        &[
+            "--profile",
+            &profile,
+            "advance",
+            &format!("{}s", into_session()),
+        ],
+    )
+    .await;
+    let envs = [
+        ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
+        ("ETRADE_MCP_RATE_SCALE", "1000"),
+    ];
+    let client = stdio_client_with(
+        &home,
+        &["--profile", &profile, "--allow-trading"],
+        &envs,
+        Stdio::null(),
+    )
+    .await;
+
+    let status = data(&client, "server_status", json!({})).await;
+    assert_eq!(status["market_data"]["live_quotes"], "etrade_sandbox");
+    let q = data(&client, "get_quotes", json!({"symbols": ["AAPL"]})).await;
+    assert_eq!(q["quotes"][0]["source"], "etrade_sandbox", "{q}");
+    let ask = dec(&q["quotes"][0]["all"]["ask"]);
+    assert!(
+        fake.count("GET", "/v1/market/quote") >= 1,
+        "the quote came from E*TRADE"
+    );
+
+    let accounts = data(&client, "list_accounts", json!({})).await;
+    let account = accounts["accounts"][0]["accountIdKey"].clone();
+    let buy = json!({"order_type": "EQ", "symbol": "AAPL", "order_action": "BUY", "quantity": "10", "price_type": "MARKET"});
+    let pv = data(
+        &client,
+        "preview_order",
+        json!({"account_id_key": account, "request": buy}),
+    )
+    .await;
+    data(
+        &client,
+        "place_order",
+        json!({"account_id_key": account, "preview_id": pv["preview_id"]}),
+    )
+    .await;
+    let t = data(
+        &client,
+        "list_transactions",
+        json!({"account_id_key": account}),
+    )
+    .await;
+    let bought = t["transaction"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|t| t["brokerage"]["transactionType"] == "Bought")
+        .cloned()
+        .expect("a buy");
+    assert_eq!(
+        dec(&bought["brokerage"]["price"]),
+        ask,
+        "filled at E*TRADE's quoted ask"
+    );
+    assert_eq!(
+        fake.requests().iter().filter(|r| r.mutation).count(),
+        0,
+        "no order ever reaches E*TRADE from paper"
+    );
+
+    // Credentials gone: the simulator serves, and nothing is sent.
+    store.delete(&key).expect("delete");
+    let before = fake.count("GET", "/v1/market/quote");
+    let q = data(&client, "get_quotes", json!({"symbols": ["AAPL"]})).await;
+    assert_eq!(q["quotes"][0]["source"], "simulated");
+    assert_eq!(fake.count("GET", "/v1/market/quote"), before);
+}
