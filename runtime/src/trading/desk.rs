@@ -405,21 +405,25 @@ impl OrderDesk {
             &claimed.preview.broker_preview_ids,
         );
         let sent = self
-            .session
-            .call(&ApiRequest {
-                operation: Operation::Mutation,
-                module: Module::Orders,
-                method: if change.is_some() {
-                    Method::PUT
-                } else {
-                    Method::POST
+            .send_journaled(
+                journal_id,
+                &ApiRequest {
+                    operation: Operation::Mutation,
+                    module: Module::Orders,
+                    method: if change.is_some() {
+                        Method::PUT
+                    } else {
+                        Method::POST
+                    },
+                    path: &path,
+                    query: &[],
+                    body: Some(&request_body),
                 },
-                path: &path,
-                query: &[],
-                body: Some(&request_body),
-            })
+                "The placement may have reached E*TRADE and an order may exist.",
+            )
             .await;
         let result = match sent {
+            Err(e) => Err(e),
             Ok(answer) => match BrokerPlacement::from_wire(answer) {
                 Ok(broker) => {
                     let order_id = broker.order_ids[0].order_id;
@@ -446,13 +450,6 @@ impl OrderDesk {
                     )
                     .await),
             },
-            Err(e) if e.code == ErrorCode::UncertainExecution => Err(self
-                .uncertain_from(journal_id, e, "The placement may have reached E*TRADE and an order may exist.")
-                .await),
-            Err(e) => {
-                self.failed(journal_id, &e).await;
-                Err(e)
-            }
         };
         guard.disarm();
         result
@@ -476,17 +473,21 @@ impl OrderDesk {
         let path = format!("/v1/accounts/{account_id_key}/orders/cancel");
         let request_body = body::cancel_body(order_id);
         let sent = self
-            .session
-            .call(&ApiRequest {
-                operation: Operation::Mutation,
-                module: Module::Orders,
-                method: Method::PUT,
-                path: &path,
-                query: &[],
-                body: Some(&request_body),
-            })
+            .send_journaled(
+                journal_id,
+                &ApiRequest {
+                    operation: Operation::Mutation,
+                    module: Module::Orders,
+                    method: Method::PUT,
+                    path: &path,
+                    query: &[],
+                    body: Some(&request_body),
+                },
+                "The cancel request may have reached E*TRADE; the order may be cancelled.",
+            )
             .await;
         let result = match sent {
+            Err(e) => Err(e),
             Ok(answer) => match BrokerCancellation::from_wire(answer) {
                 Ok(broker) => {
                     self.finish(
@@ -511,13 +512,6 @@ impl OrderDesk {
                     )
                     .await),
             },
-            Err(e) if e.code == ErrorCode::UncertainExecution => Err(self
-                .uncertain_from(journal_id, e, "The cancel request may have reached E*TRADE; the order may be cancelled.")
-                .await),
-            Err(e) => {
-                self.failed(journal_id, &e).await;
-                Err(e)
-            }
         };
         guard.disarm();
         result
@@ -540,17 +534,21 @@ impl OrderDesk {
         let list: Vec<String> = ids.iter().map(i64::to_string).collect();
         let path = format!("/v1/user/alerts/{}", list.join(","));
         let sent = self
-            .session
-            .call(&ApiRequest {
-                operation: Operation::Mutation,
-                module: Module::Alerts,
-                method: Method::DELETE,
-                path: &path,
-                query: &[],
-                body: None,
-            })
+            .send_journaled(
+                journal_id,
+                &ApiRequest {
+                    operation: Operation::Mutation,
+                    module: Module::Alerts,
+                    method: Method::DELETE,
+                    path: &path,
+                    query: &[],
+                    body: None,
+                },
+                "The deletion may have reached E*TRADE; the alerts may be deleted.",
+            )
             .await;
         let result = match sent {
+            Err(e) => Err(e),
             Ok(answer) => match AlertDeletion::from_wire(answer) {
                 Ok(d) if d.success => {
                     self.finish(
@@ -608,16 +606,30 @@ impl OrderDesk {
                     )
                     .await),
             },
-            Err(e) if e.code == ErrorCode::UncertainExecution => Err(self
-                .uncertain_from(journal_id, e, "The deletion may have reached E*TRADE; the alerts may be deleted.")
-                .await),
+        };
+        guard.disarm();
+        result
+    }
+
+    /// Send one journaled mutation, once. A definite failure is journaled `failed`, an
+    /// unclear one `uncertain` and reconciled (`may_have` says what may have happened);
+    /// reading a success's answer is the caller's part.
+    async fn send_journaled(
+        &self,
+        journal_id: u64,
+        request: &ApiRequest<'_>,
+        may_have: &str,
+    ) -> Result<Option<serde_json::Value>, ToolError> {
+        match self.session.call(request).await {
+            Ok(answer) => Ok(answer),
+            Err(e) if e.code == ErrorCode::UncertainExecution => {
+                Err(self.uncertain_from(journal_id, e, may_have).await)
+            }
             Err(e) => {
                 self.failed(journal_id, &e).await;
                 Err(e)
             }
-        };
-        guard.disarm();
-        result
+        }
     }
 
     pub(super) async fn finish(&self, journal_id: u64, outcome: Outcome) {
