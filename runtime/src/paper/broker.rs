@@ -147,6 +147,16 @@ fn q<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
+/// E*TRADE's answer for an option request on an unknown underlying.
+fn invalid_symbol(op: Operation) -> ToolError {
+    rejected(
+        400,
+        10033,
+        "The symbol entered is invalid. Please enter another symbol.",
+        op,
+    )
+}
+
 fn unknown_endpoint(op: Operation) -> ToolError {
     rejected(404, 0, "Resource not found.", op)
 }
@@ -220,12 +230,7 @@ impl PaperBroker {
                     .option_expire_dates_response(&symbol, book.now())
                 {
                     Some(v) => Ok(Some(v)),
-                    None => Err(rejected(
-                        400,
-                        10033,
-                        "The symbol entered is invalid. Please enter another symbol.",
-                        op,
-                    )),
+                    None => Err(invalid_symbol(op)),
                 };
             }
             (&Method::GET, ["v1", "market", "optionchains"]) => {
@@ -250,12 +255,7 @@ impl PaperBroker {
                 };
                 return match self.market.option_chains_response(&query, book.now()) {
                     Some(v) => Ok(Some(v)),
-                    None => Err(rejected(
-                        400,
-                        10033,
-                        "The symbol entered is invalid. Please enter another symbol.",
-                        op,
-                    )),
+                    None => Err(invalid_symbol(op)),
                 };
             }
             (_, ["v1", "user", "alerts", ..]) => return Err(not_available()),

@@ -258,11 +258,12 @@ impl OrderDesk {
         }
     }
 
-    async fn list_orders(
+    /// One page of E*TRADE's order list.
+    async fn order_page(
         &self,
         account: &str,
         query: &[(&str, String)],
-    ) -> Result<Vec<Order>, ToolError> {
+    ) -> Result<OrderList, ToolError> {
         let path = format!("/v1/accounts/{account}/orders");
         let body = self
             .session
@@ -276,8 +277,15 @@ impl OrderDesk {
             })
             .await?;
         OrderList::from_wire(body)
-            .map(|l| l.orders)
             .map_err(|_| ToolError::new(crate::errors::ErrorCode::InvalidBrokerResponse))
+    }
+
+    async fn list_orders(
+        &self,
+        account: &str,
+        query: &[(&str, String)],
+    ) -> Result<Vec<Order>, ToolError> {
+        Ok(self.order_page(account, query).await?.orders)
     }
 
     async fn list_orders_paged(&self, account: &str) -> Result<Vec<Order>, ToolError> {
@@ -288,20 +296,7 @@ impl OrderDesk {
             if let Some(m) = &marker {
                 query.push(("marker", m.clone()));
             }
-            let path = format!("/v1/accounts/{account}/orders");
-            let body = self
-                .session
-                .call(&ApiRequest {
-                    operation: Operation::Read,
-                    module: Module::Orders,
-                    method: Method::GET,
-                    path: &path,
-                    query: &query,
-                    body: None,
-                })
-                .await?;
-            let page = OrderList::from_wire(body)
-                .map_err(|_| ToolError::new(crate::errors::ErrorCode::InvalidBrokerResponse))?;
+            let page = self.order_page(account, &query).await?;
             all.extend(page.orders);
             match page.marker {
                 Some(m) => marker = Some(m),

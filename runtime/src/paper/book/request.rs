@@ -13,14 +13,7 @@ use super::PaperError;
 use super::codes;
 use super::state::{Action, Instrument, Right};
 
-pub(crate) const SPREAD_TYPES: &[&str] = &[
-    "SPREADS",
-    "BUY_WRITES",
-    "BUTTERFLY",
-    "IRON_BUTTERFLY",
-    "CONDOR",
-    "IRON_CONDOR",
-];
+use crate::trading::order::SPREAD_TYPES;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct LegRequest {
