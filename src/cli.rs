@@ -1,6 +1,7 @@
 //! Command-line definitions and the commands behind them.
 
 mod auth;
+mod doctor;
 mod paper;
 mod serve;
 mod setup;
@@ -35,6 +36,13 @@ enum Command {
     Auth(AuthArgs),
     /// Manage the local paper brokerage: reset it, show it, move its simulated time.
     Paper(PaperArgs),
+    /// Print a shell completion script, e.g. `etrade completions bash > ~/.local/share/bash-completion/completions/etrade`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Check the setup: config, state folder, keyring, credentials, clock, permissions.
+    Doctor(doctor::DoctorArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -191,6 +199,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Auth(args) => auth::run(args),
+        Command::Doctor(args) => doctor::run(args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            // Generated into memory first: clap_complete panics when its writer fails (a
+            // closed pipe), and a closed pipe is no reason to panic.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "etrade", &mut script);
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(&script);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Paper(args) => {
             let setup = setup::Setup::resolve(Some(Environment::Paper), args.profile)?;
             match args.command {

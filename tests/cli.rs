@@ -132,3 +132,31 @@ async fn production_trading_needs_explicit_confirmation() {
         .expect("trade listed");
     assert_eq!(trade["granted"], true);
 }
+
+#[tokio::test]
+async fn completions_cover_every_command() {
+    let home = home();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = command(&home, &["completions", shell])
+            .output()
+            .await
+            .expect("run");
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        for word in [
+            "serve",
+            "auth",
+            "paper",
+            "doctor",
+            "tools",
+            "--allow-trading",
+        ] {
+            assert!(script.contains(word), "{shell} completes {word}");
+        }
+    }
+    let out = command(&home, &["completions", "tcsh"])
+        .output()
+        .await
+        .expect("run");
+    assert!(!out.status.success(), "an unknown shell is refused");
+}

@@ -1,5 +1,5 @@
 //! Crash safety of the paper broker: bursts of orders with the server killed (SIGKILL) at
-//! random moments. After each restart every acknowledged order exists exactly once, and
+//! random moments (each once the round's burst is under way). After each restart every acknowledged order exists exactly once, and
 //! cash and positions reconcile with the transaction ledger to the cent.
 
 mod common;
@@ -111,7 +111,18 @@ async fn acknowledged_orders_survive_kill_9_exactly_once() {
                 }
             }));
         }
-        tokio::time::sleep(std::time::Duration::from_millis(150 + jitter(600))).await;
+        // Kill at a random moment once this round is under way (at least two more orders
+        // acknowledged), so a loaded machine cannot turn a round into a no-op.
+        let target = acknowledged.lock().expect("lock").len() + 2;
+        let started = std::time::Instant::now();
+        while acknowledged.lock().expect("lock").len() < target {
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "round {round}: no orders acknowledged"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(jitter(400))).await;
         let killed = std::process::Command::new("kill")
             .args(["-9", &pid.to_string()])
             .status()

@@ -67,10 +67,14 @@ impl Sandbox {
             ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
             ("ETRADE_MCP_RATE_SCALE", "1000"),
             ("ETRADE_MCP_HTTP_TIMEOUT_MS", "3000"),
+            ("ETRADE_MCP_LOG", "debug"),
         ];
+        // The server's debug log goes into the state folder, which the canary scan at
+        // drop reads along with every state file.
+        let log = std::fs::File::create(home.path().join("server-stderr.log")).expect("log file");
         let mut args = vec!["--profile", profile.as_str()];
         args.extend_from_slice(flags);
-        let client = stdio_client_with(&home, &args, &envs, Stdio::null()).await;
+        let client = stdio_client_with(&home, &args, &envs, Stdio::from(log)).await;
         Sandbox {
             fake,
             client,
@@ -135,8 +139,48 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// Canary scan: no secret (consumer secret, access token or its secret, raw or
+    /// percent-encoded) in any file of the state folder — the trading database, the paper
+    /// book, lock files, the server's debug log.
+    fn assert_no_secrets_on_disk(&self) {
+        let secrets = [
+            CONSUMER_SECRET,
+            self.token.as_str(),
+            self.token_secret.as_str(),
+        ];
+        let mut stack = vec![self.home.path().to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                for s in secrets {
+                    let encoded = runtime::oauth::encode(s);
+                    for needle in [s.as_bytes(), encoded.as_bytes()] {
+                        assert!(
+                            !bytes.windows(needle.len()).any(|w| w == needle),
+                            "a secret reached {}",
+                            path.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Drop for Sandbox {
     fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.assert_no_secrets_on_disk();
+        }
         if let Ok(store) = KeyringStore::linux_keyutils() {
             let _ = store.delete(&self.key);
         }

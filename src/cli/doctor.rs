@@ -1,0 +1,996 @@
+//! `etrade doctor`: check the local setup (configuration, state folder, keyring,
+//! credentials, clock, permissions, paper book, trading database) one line per check, each
+//! with what was found and, when something is wrong, the command that fixes it.
+//!
+//! Read-only where it can be: nothing is created except the state folder itself (every
+//! command creates it), and the stored credentials are not touched. No secret is printed;
+//! at most the first four characters of the consumer key.
+
+use super::{EnvironmentArg, StoreArg};
+use etrade_mcp::generated::PERMISSIONS;
+use runtime::auth_flow::login_command;
+use runtime::broker_message::KnownSecrets;
+use runtime::config::{ConfigFile, Environment, Settings};
+use runtime::credentials::{
+    CredentialKey, CredentialState, CredentialStore, KeyringStore, StoreError, StoredCredentials,
+    estimate,
+};
+use runtime::endpoints::Endpoints;
+use runtime::error_mapping::{BrokerFailure, Operation, to_tool_error};
+use runtime::etrade::{EtradeHttp, Method, Module, error_body, session};
+use runtime::paths::StatePaths;
+use std::fmt;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// E*TRADE refuses OAuth timestamps more than five minutes off.
+const SKEW_FAIL_SECS: i64 = 300;
+const SKEW_WARN_SECS: i64 = 60;
+/// The most of a probe answer that is read.
+const MAX_ANSWER_BYTES: u64 = 1 << 20;
+
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Environment to check; overrides the profile's `environment` in config.toml.
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml (also names the keyring entry and the paper book).
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
+    /// Where credentials are kept.
+    #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: StoreArg,
+    /// Check the permissions `etrade serve --allow-trading` would grant.
+    #[arg(long)]
+    allow_trading: bool,
+    /// Check the permissions `etrade serve --allow-alert-deletion` would grant.
+    #[arg(long)]
+    allow_alert_deletion: bool,
+    /// As for `etrade serve`: required with --allow-trading in production.
+    #[arg(long)]
+    confirm_production: bool,
+    /// Make no request to E*TRADE (skips the clock check).
+    #[arg(long)]
+    offline: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Ok,
+    Warn,
+    Fail,
+    /// Not run (offline, or nothing to run it with); never a failure.
+    Skip,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Padded so the check names line up.
+        f.write_str(match self {
+            Status::Ok => "ok  ",
+            Status::Warn => "warn",
+            Status::Fail => "FAIL",
+            Status::Skip => "skip",
+        })
+    }
+}
+
+/// Prints each check as it is made and keeps the tally.
+#[derive(Default)]
+struct Report {
+    ok: usize,
+    warn: usize,
+    fail: usize,
+    skip: usize,
+}
+
+impl Report {
+    fn line(&mut self, status: Status, name: &str, found: &str, next: Option<&str>) {
+        match status {
+            Status::Ok => self.ok += 1,
+            Status::Warn => self.warn += 1,
+            Status::Fail => self.fail += 1,
+            Status::Skip => self.skip += 1,
+        }
+        match next {
+            Some(n) => println!("{status} {name}: {found} Next: {n}"),
+            None => println!("{status} {name}: {found}"),
+        }
+    }
+
+    fn ok(&mut self, name: &str, found: &str) {
+        self.line(Status::Ok, name, found, None);
+    }
+
+    fn warn(&mut self, name: &str, found: &str, next: &str) {
+        self.line(Status::Warn, name, found, Some(next));
+    }
+
+    fn fail(&mut self, name: &str, found: &str, next: &str) {
+        self.line(Status::Fail, name, found, Some(next));
+    }
+
+    fn skip(&mut self, name: &str, found: &str) {
+        self.line(Status::Skip, name, found, None);
+    }
+
+    fn finish(self) -> ExitCode {
+        let mut summary = format!(
+            "summary: {} ok, {} warn, {} FAIL",
+            self.ok, self.warn, self.fail
+        );
+        if self.skip > 0 {
+            summary.push_str(&format!(", {} skipped", self.skip));
+        }
+        if self.fail == 0 {
+            summary.push_str(" - no problems that stop etrade");
+        }
+        println!("{summary}");
+        if self.fail == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    let mut r = Report::default();
+
+    // 1. Configuration file.
+    let paths = match StatePaths::from_env() {
+        Ok(p) => p,
+        Err(e) => {
+            r.fail(
+                "config",
+                &format!("{e}."),
+                "export ETRADE_MCP_HOME=/path/to/a/folder (or set HOME)",
+            );
+            return Ok(r.finish());
+        }
+    };
+    let config_path = paths.config_file();
+    let (file, config_ok) = check_config(&mut r, &config_path);
+
+    // 2. Environment and profile.
+    let flag_env: Option<Environment> = args.environment.map(Into::into);
+    let settings = match Settings::resolve(&file, flag_env, args.profile.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            r.fail(
+                "settings",
+                &format!("{e}."),
+                "pass --profile NAME with letters, digits, `_` or `-` only",
+            );
+            return Ok(r.finish());
+        }
+    };
+    check_settings(&mut r, &args, &file, &settings, config_ok);
+    let key = match CredentialKey::from_settings(&settings) {
+        Ok(k) => k,
+        Err(e) => {
+            r.fail("settings", &format!("{e}."), "pass another --profile");
+            return Ok(r.finish());
+        }
+    };
+    let endpoints = if settings.environment == Environment::Paper {
+        None
+    } else {
+        match Endpoints::resolve(&file, &settings) {
+            Ok(e) => {
+                r.ok(
+                    "endpoints",
+                    &format!("api {}, oauth {}.", e.api_base, e.oauth_base),
+                );
+                Some(e)
+            }
+            Err(e) => {
+                r.fail(
+                    "endpoints",
+                    &format!("{e}."),
+                    &format!("fix the URL in {}", config_path.display()),
+                );
+                None
+            }
+        }
+    };
+
+    // 3. State folder.
+    let state_ok = check_state_dir(&mut r, &paths.data_dir);
+
+    // 4. Keyring backend, 5. credentials.
+    let store = check_keyring(&mut r, args.credential_store, &key);
+    let stored = match &store {
+        Some(s) => check_credentials(&mut r, s.as_ref(), &key, &settings),
+        None => {
+            r.skip(
+                "credentials",
+                "not checked: the credential store cannot be opened.",
+            );
+            None
+        }
+    };
+
+    // 6. Clock skew, against E*TRADE's Date header.
+    if settings.environment != Environment::Paper {
+        match (&endpoints, &stored) {
+            _ if args.offline => r.skip("clock", "not checked against E*TRADE (--offline)."),
+            (None, _) => r.skip("clock", "not checked: no usable E*TRADE endpoints."),
+            (_, None) => r.skip(
+                "clock",
+                "not checked: no access token stored to sign a request with.",
+            ),
+            (Some(e), Some(c)) => check_clock(&mut r, e, c, &key),
+        }
+    }
+
+    // 7. Permissions.
+    check_permissions(&mut r, &args, settings.environment);
+
+    // 8. Paper book, 9. trading database.
+    if state_ok {
+        if settings.environment == Environment::Paper {
+            check_paper(&mut r, &paths.data_dir, &settings.profile);
+        }
+        check_trading(&mut r, &paths.data_dir, &settings);
+    } else {
+        if settings.environment == Environment::Paper {
+            r.skip("paper", "not checked: the state folder is unusable.");
+        }
+        r.skip("trading db", "not checked: the state folder is unusable.");
+    }
+
+    Ok(r.finish())
+}
+
+fn check_config(r: &mut Report, path: &Path) -> (ConfigFile, bool) {
+    let exists = path.exists();
+    match ConfigFile::load(path) {
+        Ok(file) if exists => {
+            let n = file.profiles.len();
+            r.ok(
+                "config",
+                &format!(
+                    "{} parsed ({n} profile{}).",
+                    path.display(),
+                    if n == 1 { "" } else { "s" }
+                ),
+            );
+            (file, true)
+        }
+        Ok(file) => {
+            r.ok(
+                "config",
+                &format!("{} not found; using the defaults.", path.display()),
+            );
+            (file, true)
+        }
+        Err(e) => {
+            // The error names file:line:col and the key; it never quotes secrets (the file
+            // holds none).
+            r.fail(
+                "config",
+                &format!("{e}."),
+                &format!(
+                    "edit {} (see \"Configuration\" in the README); the checks below assume the defaults",
+                    path.display()
+                ),
+            );
+            (ConfigFile::default(), false)
+        }
+    }
+}
+
+fn check_settings(
+    r: &mut Report,
+    args: &DoctorArgs,
+    file: &ConfigFile,
+    settings: &Settings,
+    config_ok: bool,
+) {
+    let from_env = |var: &str, value: &str| {
+        std::env::var(var)
+            .ok()
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case(value))
+    };
+    let env = settings.environment.as_str();
+    let env_source = if args.environment.is_some() {
+        if from_env("ETRADE_MCP_ENVIRONMENT", env) {
+            "ETRADE_MCP_ENVIRONMENT"
+        } else {
+            "--environment"
+        }
+    } else if file
+        .profile(&settings.profile)
+        .and_then(|p| p.environment)
+        .is_some()
+    {
+        "config.toml"
+    } else {
+        "default"
+    };
+    let profile_source = if args.profile.is_some() {
+        if from_env("ETRADE_MCP_PROFILE", &settings.profile) {
+            "ETRADE_MCP_PROFILE"
+        } else {
+            "--profile"
+        }
+    } else {
+        "default"
+    };
+    let table = if file.profile(&settings.profile).is_some() {
+        "has a table in config.toml"
+    } else {
+        "no table in config.toml"
+    };
+    let found = format!(
+        "environment {env} (from {env_source}), profile {} (from {profile_source}; {table}).",
+        settings.profile
+    );
+    if config_ok {
+        r.ok("settings", &found);
+    } else {
+        r.warn(
+            "settings",
+            &found,
+            "fix config.toml first: its settings were not applied",
+        );
+    }
+}
+
+/// Exists or can be created, mode 0700, and a file can be created and removed in it.
+fn check_state_dir(r: &mut Report, dir: &Path) -> bool {
+    let name = "state dir";
+    let existed = dir.is_dir();
+    if !existed {
+        if dir.exists() {
+            r.fail(
+                name,
+                &format!("{} exists but is not a directory.", dir.display()),
+                &format!(
+                    "move it away, or set ETRADE_MCP_HOME to another folder: mv {0} {0}.bak",
+                    dir.display()
+                ),
+            );
+            return false;
+        }
+        let paths = StatePaths {
+            config_dir: dir.to_path_buf(),
+            data_dir: dir.to_path_buf(),
+        };
+        if let Err(e) = paths.ensure_data_dir() {
+            r.fail(
+                name,
+                &format!("{e}."),
+                "check the parent folder's owner and permissions, or set ETRADE_MCP_HOME",
+            );
+            return false;
+        }
+    }
+    if let Err(e) = probe_write(dir) {
+        r.fail(
+            name,
+            &format!("{} is not writable ({e}).", dir.display()),
+            &format!(
+                "give your user write access: chown -R \"$USER\" {}",
+                dir.display()
+            ),
+        );
+        return false;
+    }
+    let created = if existed { "" } else { " (created)" };
+    match mode_of(dir) {
+        Some(mode) if mode & 0o077 != 0 => {
+            r.warn(
+                name,
+                &format!(
+                    "{}{created} is writable but has mode {mode:04o}: other local users may read account state.",
+                    dir.display()
+                ),
+                &format!(
+                    "chmod 700 {} (etrade serve also tightens it when it starts)",
+                    dir.display()
+                ),
+            );
+        }
+        Some(mode) => r.ok(
+            name,
+            &format!("{}{created} is writable, mode {mode:04o}.", dir.display()),
+        ),
+        None => r.ok(name, &format!("{}{created} is writable.", dir.display())),
+    }
+    true
+}
+
+#[cfg(unix)]
+fn mode_of(dir: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(dir)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+fn mode_of(_: &Path) -> Option<u32> {
+    None
+}
+
+fn probe_write(dir: &Path) -> std::io::Result<()> {
+    let path = dir.join(format!(".doctor-{}.tmp", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    std::fs::remove_file(&path)
+}
+
+/// Opens the configured store and reads this entry once; `None` when it is unusable.
+fn check_keyring(
+    r: &mut Report,
+    choice: StoreArg,
+    key: &CredentialKey,
+) -> Option<Box<dyn CredentialStore>> {
+    let name = "keyring";
+    let keyutils_fix = "run etrade in a login session with a session keyring (or start one: keyctl new_session), \
+         and make sure the container or sandbox allows the keyctl system call; \
+         --credential-store memory works for tests only";
+    let opened = match choice {
+        StoreArg::Keyutils => KeyringStore::linux_keyutils(),
+        StoreArg::Memory => KeyringStore::mock(),
+    };
+    let store = match opened {
+        Ok(s) => s,
+        Err(e) => {
+            r.fail(name, &format!("{e}."), keyutils_fix);
+            return None;
+        }
+    };
+    let backend = store.backend_name();
+    match store.load(key) {
+        Ok(_) | Err(StoreError::Undecodable { .. }) => {
+            let note = if choice == StoreArg::Memory {
+                " (in memory: empty, for tests only)"
+            } else {
+                " (session keyring)"
+            };
+            r.ok(name, &format!("{backend} opens and reads{note}."));
+            Some(Box::new(store))
+        }
+        Err(e) => {
+            r.fail(name, &format!("{e}."), keyutils_fix);
+            None
+        }
+    }
+}
+
+/// The local estimate; returns the stored credentials when they hold an access token.
+fn check_credentials(
+    r: &mut Report,
+    store: &dyn CredentialStore,
+    key: &CredentialKey,
+    settings: &Settings,
+) -> Option<StoredCredentials> {
+    let name = "credentials";
+    if settings.environment == Environment::Paper {
+        let live = [Environment::Production, Environment::Sandbox]
+            .into_iter()
+            .find(|env| {
+                CredentialKey::new(*env, settings.profile.clone())
+                    .ok()
+                    .and_then(|k| store.load(&k).ok().flatten())
+                    .is_some_and(|c| c.has_access_token())
+            });
+        let found = match live {
+            Some(env) => format!(
+                "not needed for paper; paper quotes come from E*TRADE ({env}:{}) while that login is active.",
+                settings.profile
+            ),
+            None => "not needed for paper (simulated quotes).".to_string(),
+        };
+        r.ok(name, &found);
+        return None;
+    }
+    let now = jiff::Timestamp::now();
+    let e = estimate(store, key, now);
+    let loaded = store.load(key).ok().flatten();
+    let consumer = loaded
+        .as_ref()
+        .map(|c| {
+            let head: String = c.consumer_key.chars().take(4).collect();
+            format!(" Consumer key {head}...")
+        })
+        .unwrap_or_default();
+    let login = login_command(key);
+    let renew = format!(
+        "etrade auth renew --environment {} --profile {}",
+        key.environment(),
+        key.profile()
+    );
+    match e.state {
+        CredentialState::Active => {
+            let until = e
+                .expires_at
+                .as_deref()
+                .map(|x| format!(" until {x} (midnight US Eastern)"))
+                .unwrap_or_default();
+            r.ok(
+                name,
+                &format!("{key}: active{until}, estimated from local records.{consumer}"),
+            );
+        }
+        CredentialState::Inactive => r.warn(
+            name,
+            &format!("{key}: inactive (over two hours without use).{consumer}"),
+            &renew,
+        ),
+        CredentialState::Missing => r.fail(name, &format!("{key}: nothing stored."), &login),
+        CredentialState::Present => r.fail(
+            name,
+            &format!("{key}: consumer key stored but not logged in.{consumer}"),
+            &login,
+        ),
+        CredentialState::Expired => r.fail(
+            name,
+            &format!("{key}: the access token expired.{consumer}"),
+            &login,
+        ),
+        // The detail is sanitized (store errors carry classifications only).
+        CredentialState::Unavailable => r.fail(name, &format!("{key}: {}", e.detail), &login),
+    }
+    loaded.filter(StoredCredentials::has_access_token)
+}
+
+/// What a signed probe request found out.
+struct Probe {
+    /// Local time halfway through the request.
+    local: jiff::Timestamp,
+    /// The answer's `Date` header.
+    date: Option<jiff::Timestamp>,
+    /// The sanitized error code and HTTP status when the request failed.
+    failure: Option<String>,
+    /// E*TRADE said `oauth_problem=timestamp_refused`.
+    timestamp_refused: bool,
+    /// The middle of the `oauth_acceptable_timestamps=FROM-TO` range of a refusal: the
+    /// server's clock, in Unix seconds.
+    acceptable_mid: Option<i64>,
+}
+
+impl Probe {
+    fn from_text(local: jiff::Timestamp, date: Option<jiff::Timestamp>, text: &str) -> Probe {
+        Probe {
+            local,
+            date,
+            failure: None,
+            timestamp_refused: text.contains("timestamp_refused"),
+            acceptable_mid: acceptable_mid(text),
+        }
+    }
+}
+
+/// `oauth_acceptable_timestamps=1700000000-1700000600` → 1700000300.
+fn acceptable_mid(text: &str) -> Option<i64> {
+    const KEY: &str = "oauth_acceptable_timestamps=";
+    let rest = &text[text.find(KEY)? + KEY.len()..];
+    let range: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    let (from, to) = range.split_once('-')?;
+    let (from, to): (i64, i64) = (from.parse().ok()?, to.parse().ok()?);
+    (from <= to).then(|| from + (to - from) / 2)
+}
+
+fn check_clock(
+    r: &mut Report,
+    endpoints: &Endpoints,
+    creds: &StoredCredentials,
+    key: &CredentialKey,
+) {
+    let name = "clock";
+    let status_check = format!(
+        "etrade auth status --check --environment {} --profile {}",
+        key.environment(),
+        key.profile()
+    );
+    let clock_fix = "fix the system clock (e.g. enable NTP: timedatectl set-ntp true)";
+    let probe = match probe(endpoints, creds) {
+        Ok(p) => p,
+        Err(code) => {
+            r.warn(
+                name,
+                &format!("skew unknown: the signed request failed ({code})."),
+                &status_check,
+            );
+            return;
+        }
+    };
+    let local = probe.local.as_second();
+    let by_range = probe
+        .acceptable_mid
+        .map(|mid| (mid - local, "the refusal's acceptable timestamps"));
+    let by_date = probe
+        .date
+        .map(|d| (d.duration_since(probe.local).as_secs(), "the Date header"));
+    // A refusal's range is the clock that judged the timestamp; otherwise the Date header.
+    let measured = if probe.timestamp_refused {
+        by_range.or(by_date)
+    } else {
+        by_date
+    };
+    let skew_text = |skew: i64, source: &str| {
+        let how = if skew > 0 {
+            format!("the local clock is {skew}s behind the server")
+        } else if skew < 0 {
+            format!("the local clock is {}s ahead of the server", -skew)
+        } else {
+            "no measurable difference".to_string()
+        };
+        format!(
+            "skew {skew:+}s against {} by {source} ({how}; E*TRADE refuses OAuth timestamps more than 5 minutes off).",
+            endpoints.api_base
+        )
+    };
+    if probe.timestamp_refused {
+        let found = match measured {
+            Some((skew, source)) => format!(
+                "E*TRADE refused the request's OAuth timestamp; {}",
+                skew_text(skew, source)
+            ),
+            None => "E*TRADE refused the request's OAuth timestamp: the clock is more than 5 minutes off.".to_string(),
+        };
+        r.fail(name, &found, clock_fix);
+        return;
+    }
+    let Some((skew, source)) = measured else {
+        let found = match &probe.failure {
+            Some(code) => format!("skew unknown: the signed request failed ({code})."),
+            None if endpoints.api_base.starts_with("https://") => "skew unknown: E*TRADE accepted a signed request (so the clock is within its 5-minute window), but this build cannot read the Date header over https.".to_string(),
+            None => "skew unknown: the answer had no Date header.".to_string(),
+        };
+        r.warn(name, &found, &status_check);
+        return;
+    };
+    let found = skew_text(skew, source);
+    if skew.abs() > SKEW_FAIL_SECS {
+        r.fail(name, &found, clock_fix);
+    } else if skew.abs() > SKEW_WARN_SECS {
+        r.warn(name, &found, clock_fix);
+    } else if let Some(code) = &probe.failure {
+        r.warn(
+            name,
+            &format!("{found} The signed request itself failed ({code})."),
+            &status_check,
+        );
+    } else {
+        r.ok(name, &format!("{found} E*TRADE accepted a signed request."));
+    }
+}
+
+/// One cheap signed call (list accounts), as `etrade auth status --check` makes (without
+/// recording a use of the token). Over plain HTTP (loopback only, see [`Endpoints`]) it is
+/// sent by hand so the `Date` header can be read; over https through the regular client,
+/// which does not expose response headers.
+fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, String> {
+    let secrets = session::known_secrets(creds);
+    if endpoints.api_base.starts_with("http://") {
+        let url = format!("{}/v1/accounts/list.json", endpoints.api_base);
+        let answer = raw_get(&url, creds)?;
+        let mut probe = Probe::from_text(answer.local, answer.date, &answer.body);
+        if !(200..300).contains(&answer.status) {
+            let failure = BrokerFailure::Http {
+                status: answer.status,
+                body: error_body(&answer.body),
+            };
+            probe.failure = Some(describe_failure(&failure, &secrets));
+        }
+        return Ok(probe);
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|_| "cannot start the async runtime".to_string())?;
+    let http = EtradeHttp::new(endpoints.clone(), &super::client_options())?;
+    let started = jiff::Timestamp::now();
+    let result = rt.block_on(http.api(
+        &session::signer(creds),
+        Method::GET,
+        "/v1/accounts/list",
+        &[],
+        None,
+        Module::Accounts,
+    ));
+    let local = midpoint(started, jiff::Timestamp::now());
+    Ok(match result {
+        Ok(_) => Probe::from_text(local, None, ""),
+        Err(f) => {
+            let text = match &f {
+                BrokerFailure::Http { body, .. } => [&body.code, &body.message]
+                    .iter()
+                    .filter_map(|t| t.as_deref())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => String::new(),
+            };
+            let mut probe = Probe::from_text(local, None, &text);
+            probe.failure = Some(describe_failure(&f, &secrets));
+            probe
+        }
+    })
+}
+
+fn midpoint(a: jiff::Timestamp, b: jiff::Timestamp) -> jiff::Timestamp {
+    a.checked_add(b.duration_since(a) / 2).unwrap_or(b)
+}
+
+fn describe_failure(f: &BrokerFailure, secrets: &KnownSecrets) -> String {
+    let e = to_tool_error(f, Operation::Read, secrets);
+    match e.status_code {
+        Some(s) => format!("{}, HTTP {s}", e.code.as_str()),
+        None => e.code.as_str().to_string(),
+    }
+}
+
+struct RawAnswer {
+    status: u16,
+    /// Local time halfway through the request.
+    local: jiff::Timestamp,
+    date: Option<jiff::Timestamp>,
+    body: String,
+}
+
+/// A signed `GET` over plain HTTP/1.0 (so the answer is never chunked and the server
+/// closes the connection after it). Errors are short, fixed
+/// descriptions (never the request, which carries the signed header).
+fn raw_get(url: &str, creds: &StoredCredentials) -> Result<RawAnswer, String> {
+    use std::io::{Read, Write};
+    use std::net::{TcpStream, ToSocketAddrs};
+
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| "not an http:// URL".to_string())?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let (host, port) = split_authority(authority).ok_or_else(|| "bad host in URL".to_string())?;
+    let options = super::client_options();
+    let addr = (host, port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| "transport_error: cannot resolve the host".to_string())?;
+    let authorization = session::signer(creds)
+        .authorization("GET", url, &runtime::oauth::Extra::default())
+        .map_err(|_| "cannot sign the request".to_string())?;
+    let started = jiff::Timestamp::now();
+    let mut stream = TcpStream::connect_timeout(&addr, options.connect_timeout)
+        .map_err(|_| "transport_error: cannot connect".to_string())?;
+    let deadline = Some(options.timeout.max(Duration::from_millis(100)));
+    stream
+        .set_read_timeout(deadline)
+        .and_then(|()| stream.set_write_timeout(deadline))
+        .map_err(|_| "transport_error: socket setup".to_string())?;
+    let request = format!(
+        "GET {path} HTTP/1.0\r\nHost: {authority}\r\nAuthorization: {authorization}\r\n\
+         Accept: application/json\r\nUser-Agent: etrade-mcp/{}\r\n\r\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|_| "transport_error: cannot send".to_string())?;
+    let mut raw = Vec::new();
+    stream
+        .take(MAX_ANSWER_BYTES)
+        .read_to_end(&mut raw)
+        .map_err(|_| "transport_error: no complete answer".to_string())?;
+    let local = midpoint(started, jiff::Timestamp::now());
+    parse_answer(&raw, local).ok_or_else(|| "invalid_broker_response".to_string())
+}
+
+fn split_authority(authority: &str) -> Option<(&str, u16)> {
+    if let Some(v6) = authority.strip_prefix('[') {
+        let (host, rest) = v6.split_once(']')?;
+        let port = match rest.strip_prefix(':') {
+            Some(p) => p.parse().ok()?,
+            None => 80,
+        };
+        return Some((host, port));
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) => Some((host, port.parse().ok()?)),
+        None => Some((authority, 80)),
+    }
+}
+
+fn parse_answer(raw: &[u8], local: jiff::Timestamp) -> Option<RawAnswer> {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&raw[..split]).ok()?;
+    let body = &raw[split + 4..];
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines.next()?.split_whitespace().nth(1)?.parse().ok()?;
+    let date = lines
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.eq_ignore_ascii_case("date"))
+        .and_then(|(_, value)| {
+            static PARSER: jiff::fmt::rfc2822::DateTimeParser =
+                jiff::fmt::rfc2822::DateTimeParser::new();
+            PARSER.parse_timestamp(value.trim()).ok()
+        });
+    Some(RawAnswer {
+        status,
+        local,
+        date,
+        body: String::from_utf8_lossy(body).into_owned(),
+    })
+}
+
+fn check_permissions(r: &mut Report, args: &DoctorArgs, environment: Environment) {
+    let name = "permissions";
+    let given = |flag: &str| match flag {
+        "--allow-trading" => args.allow_trading,
+        "--allow-alert-deletion" => args.allow_alert_deletion,
+        _ => false,
+    };
+    let granted: Vec<&str> = PERMISSIONS
+        .iter()
+        .filter(|p| p.flag.is_none_or(given))
+        .map(|p| p.name)
+        .collect();
+    let withheld: Vec<String> = PERMISSIONS
+        .iter()
+        .filter_map(|p| {
+            p.flag
+                .filter(|f| !given(f))
+                .map(|f| format!("{} ({f})", p.name))
+        })
+        .collect();
+    let mut found = format!("etrade serve would grant {}", granted.join(", "));
+    if !withheld.is_empty() {
+        found.push_str(&format!("; not {}", withheld.join(", ")));
+    }
+    found.push('.');
+    if environment == Environment::Production && args.allow_trading && !args.confirm_production {
+        r.fail(
+            name,
+            &format!(
+                "{found} In production, etrade serve refuses --allow-trading without --confirm-production (real orders, real money)."
+            ),
+            "add --confirm-production if you mean it, or drop --allow-trading",
+        );
+        return;
+    }
+    if environment == Environment::Production && args.allow_trading {
+        found.push_str(" Production trading is confirmed: orders are real.");
+    }
+    r.ok(name, &found);
+}
+
+fn check_paper(r: &mut Report, data_dir: &Path, profile: &str) {
+    use runtime::paper::book::{PaperBook, PaperConfig};
+    use runtime::paper::market::SimulatedMarket;
+    use std::sync::Arc;
+
+    let name = "paper";
+    let path = data_dir.join(format!("paper-{profile}.redb"));
+    if !path.exists() {
+        r.ok(
+            name,
+            &format!(
+                "{} not created yet; etrade serve or etrade paper status creates it.",
+                path.display()
+            ),
+        );
+        return;
+    }
+    let market = Arc::new(SimulatedMarket::new(super::paper::MARKET_SEED));
+    match PaperBook::open(&path, PaperConfig::default(), market) {
+        Ok(book) => {
+            let now = book.now().strftime("%Y-%m-%dT%H:%M:%SZ");
+            r.ok(
+                name,
+                &format!("{} opens; simulated time {now}.", path.display()),
+            );
+        }
+        Err(e) if e.to_string().contains("already open") => r.warn(
+            name,
+            &format!(
+                "{} is held by another process (a running etrade serve?).",
+                path.display()
+            ),
+            "that is fine while the server runs; stop it to use etrade paper commands",
+        ),
+        Err(e) => r.fail(
+            name,
+            &format!("{} cannot be opened: {e}.", path.display()),
+            &format!(
+                "move it away to start a fresh book: mv {0} {0}.bak",
+                path.display()
+            ),
+        ),
+    }
+}
+
+fn check_trading(r: &mut Report, data_dir: &Path, settings: &Settings) {
+    use runtime::trading::store::{StoreError as TradingError, TradingStore};
+
+    let name = "trading db";
+    let path = data_dir.join("trading.redb");
+    if !path.exists() {
+        r.ok(
+            name,
+            &format!(
+                "{} not created yet; etrade serve creates it.",
+                path.display()
+            ),
+        );
+        return;
+    }
+    let opened = TradingStore::open(&path).and_then(|s| {
+        s.needing_reconciliation(settings.environment.as_str(), &settings.profile)
+            .map(|v| v.len())
+    });
+    match opened {
+        Ok(0) => r.ok(name, &format!("{} opens.", path.display())),
+        Ok(n) => r.warn(
+            name,
+            &format!(
+                "{} opens; {n} order request(s) of {}:{} have an uncertain outcome.",
+                path.display(),
+                settings.environment,
+                settings.profile
+            ),
+            "start etrade serve and let it reconcile them (see \"Trading\" in the README)",
+        ),
+        Err(TradingError::Busy) => r.warn(
+            name,
+            &format!(
+                "{} is busy (another etrade process keeps it open).",
+                path.display()
+            ),
+            "run etrade doctor again in a moment",
+        ),
+        Err(e) => r.fail(
+            name,
+            &format!("{} cannot be used: {e}.", path.display()),
+            &format!(
+                "stop every etrade process, then move it away: mv {0} {0}.bak",
+                path.display()
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_parsed_with_their_date() {
+        let raw = b"HTTP/1.1 401 Unauthorized\r\ncontent-type: text/plain\r\ndate: Thu, 01 Jan 1970 00:00:10 GMT\r\n\r\noauth_problem=timestamp_refused";
+        let local = jiff::Timestamp::UNIX_EPOCH;
+        let a = parse_answer(raw, local).expect("parsed");
+        assert_eq!(a.status, 401);
+        assert_eq!(a.date.expect("date").as_second(), 10);
+        assert_eq!(a.local, local);
+        assert!(a.body.contains("timestamp_refused"));
+    }
+
+    #[test]
+    fn acceptable_timestamps_give_the_server_clock() {
+        assert_eq!(
+            acceptable_mid("oauth_problem=timestamp_refused,oauth_acceptable_timestamps=100-700"),
+            Some(400)
+        );
+        assert_eq!(acceptable_mid("oauth_acceptable_timestamps=9-1"), None);
+        assert_eq!(acceptable_mid("nothing"), None);
+    }
+
+    #[test]
+    fn authorities_split() {
+        assert_eq!(split_authority("127.0.0.1:8080"), Some(("127.0.0.1", 8080)));
+        assert_eq!(split_authority("[::1]:9"), Some(("::1", 9)));
+        assert_eq!(split_authority("localhost"), Some(("localhost", 80)));
+        assert_eq!(split_authority("h:x"), None);
+    }
+}
