@@ -6,7 +6,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::SocketAddr;
@@ -101,14 +100,60 @@ impl BoundHttp {
         let app = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(axum::middleware::from_fn_with_state(guard, check_request));
+        serve_connections(self.listener, app, shutdown).await;
+        Ok(())
+    }
+}
+
+/// A client must finish its request head within this time, or its connection is closed:
+/// connections that stall mid-head (slowloris) would otherwise pile up until the process
+/// runs out of file descriptors and nobody is served (`tests/http_load.rs`).
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// On shutdown, open connections get this long to finish.
+const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The accept loop: hyper with a timer (so the head timeout applies — `axum::serve` gives
+/// hyper none), TCP_NODELAY, and graceful shutdown.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    shutdown: CancellationToken,
+) {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        let tcp = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                Err(e) => {
+                    // Out of descriptors or an aborted handshake: back off briefly.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+            () = shutdown.cancelled() => break,
+        };
         // Without TCP_NODELAY each SSE answer stalls ~40 ms on delayed ACKs.
-        let listener = self.listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
+        let _ = tcp.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(tcp), service)
+            .into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
         });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
-            .await
-            .map_err(HttpError::Serve)
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(DRAIN_TIMEOUT) => {}
     }
 }
 
