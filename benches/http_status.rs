@@ -96,6 +96,10 @@ struct Target {
     name: &'static str,
     tool: &'static str,
     url: String,
+    /// Spawn → "listening" line.
+    startup: Duration,
+    /// Resident memory shortly after startup, before any client (KiB).
+    idle_rss_kib: Option<u64>,
     /// Held so the process is killed (kill_on_drop) when the target goes away.
     child: Child,
 }
@@ -201,6 +205,21 @@ async fn bench_main() -> ExitCode {
         }
     };
 
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let mib = |k: Option<u64>| k.map_or(f64::NAN, |k| k as f64 / 1024.0);
+    println!(
+        "startup (spawn → listening): bare {:.1} ms, etrade {:.1} ms → {:.2}x",
+        ms(bare.startup),
+        ms(etrade.startup),
+        ms(etrade.startup) / ms(bare.startup)
+    );
+    println!(
+        "idle RSS: bare {:.1} MiB, etrade {:.1} MiB → {:.2}x",
+        mib(bare.idle_rss_kib),
+        mib(etrade.idle_rss_kib),
+        mib(etrade.idle_rss_kib) / mib(bare.idle_rss_kib)
+    );
+
     // Same client code and load shape for both, in this run. Rounds alternate the order
     // (bare, etrade, etrade, bare, ...) so drift in background load hits both alike.
     let mut outcomes = [Outcome::empty(bare.name), Outcome::empty(etrade.name)];
@@ -269,6 +288,7 @@ async fn start_target(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    let started = Instant::now();
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("spawn {:?}: {e}", cmd.as_std().get_program()))?;
@@ -300,14 +320,26 @@ async fn start_target(
     if !url.starts_with("http://127.0.0.1:") {
         return Err(format!("expected a loopback URL, got {url}"));
     }
+    let startup = started.elapsed();
     // A full stderr pipe would block the server's logging, so keep reading it.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle_rss_kib = child.id().and_then(rss_kib);
     Ok(Target {
         name,
         tool,
         url,
+        startup,
+        idle_rss_kib,
         child,
     })
+}
+
+/// VmRSS of a process from /proc (Linux), in KiB.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 async fn stop(mut target: Target) {
