@@ -220,13 +220,41 @@ async fn bench_main() -> ExitCode {
         mib(etrade.idle_rss_kib) / mib(bare.idle_rss_kib)
     );
 
-    // Same client code and load shape for both, in this run. Rounds alternate the order
-    // (bare, etrade, etrade, bare, ...) so drift in background load hits both alike.
-    let mut outcomes = [Outcome::empty(bare.name), Outcome::empty(etrade.name)];
+    // The Python baseline (FastMCP), when `python3 -c 'import fastmcp'` works.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/fastmcp_baseline.py");
+    let mut py_cmd =
+        Command::new(std::env::var("BENCH_PYTHON").unwrap_or_else(|_| "python3".into()));
+    py_cmd.arg(script);
+    let fastmcp = match start_target("fastmcp (python)", "ping", py_cmd).await {
+        Ok(t) => {
+            println!(
+                "startup: fastmcp {:.1} ms; idle RSS: fastmcp {:.1} MiB",
+                ms(t.startup),
+                mib(t.idle_rss_kib)
+            );
+            Some(t)
+        }
+        Err(e) => {
+            println!(
+                "fastmcp baseline skipped (pip install fastmcp to include it): {}",
+                e.lines().next().unwrap_or("")
+            );
+            None
+        }
+    };
+
+    // Same client code and load shape for every target, in this run. Rounds alternate the
+    // order so drift in background load hits all alike.
+    let mut targets: Vec<&Target> = vec![&bare, &etrade];
+    targets.extend(fastmcp.as_ref());
+    let mut outcomes: Vec<Outcome> = targets.iter().map(|t| Outcome::empty(t.name)).collect();
     for round in 0..settings.rounds {
-        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        let mut order: Vec<usize> = (0..targets.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
         for i in order {
-            let target = if i == 0 { &bare } else { &etrade };
+            let target = targets[i];
             match run_load(target, &settings).await {
                 Ok(o) => outcomes[i].merge(o),
                 Err(e) => {
@@ -242,6 +270,9 @@ async fn bench_main() -> ExitCode {
     }
     stop(bare).await;
     stop(etrade).await;
+    if let Some(t) = fastmcp {
+        stop(t).await;
+    }
     drop(home);
 
     report(&outcomes);
@@ -479,7 +510,7 @@ fn report(outcomes: &[Outcome]) {
             o.errors
         );
     }
-    if let [bare, etrade] = outcomes {
+    if let [bare, etrade, rest @ ..] = outcomes {
         println!();
         println!(
             "etrade/bare: throughput {:.2}x, p50 {:.2}x, p99 {:.2}x",
@@ -487,6 +518,14 @@ fn report(outcomes: &[Outcome]) {
             etrade.percentile_ms(50.0) / bare.percentile_ms(50.0),
             etrade.percentile_ms(99.0) / bare.percentile_ms(99.0)
         );
+        if let [py] = rest {
+            println!(
+                "etrade/fastmcp: throughput {:.2}x, p50 {:.2}x, p99 {:.2}x",
+                etrade.throughput() / py.throughput(),
+                etrade.percentile_ms(50.0) / py.percentile_ms(50.0),
+                etrade.percentile_ms(99.0) / py.percentile_ms(99.0)
+            );
+        }
     }
 }
 
