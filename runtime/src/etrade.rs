@@ -11,4 +11,4 @@ pub use client::{ClientOptions, EtradeHttp, TokenPair};
 pub use limiter::{Module, Pacer};
 pub use reqwest::Method;
 pub use session::{ApiRequest, Clock, EtradeSession};
-pub use wire::{error_body, one_or_many};
+pub use wire::{error_body, one_or_many, query_date};

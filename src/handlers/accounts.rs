@@ -5,11 +5,11 @@ use super::{Handlers, data, unreadable};
 use crate::generated;
 use runtime::dispatch::ToolResult;
 use runtime::errors::ToolError;
-use runtime::etrade::Module;
 use runtime::etrade::models::accounts::AccountList;
 use runtime::etrade::models::balances::Balance;
 use runtime::etrade::models::portfolio::{PortfolioPage, PositionLots};
 use runtime::etrade::models::transactions::{TransactionDetails, TransactionPage};
+use runtime::etrade::{Module, query_date};
 use runtime::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
 
 pub async fn list_accounts(h: &Handlers) -> ToolResult {
@@ -35,11 +35,6 @@ fn account_key(value: &str) -> Result<&str, ToolError> {
         c.is_ascii_alphanumeric() || c == '_' || c == '-'
     })?;
     Ok(value)
-}
-
-/// E*TRADE's query-string date form.
-fn mmddyyyy(d: jiff::civil::Date) -> String {
-    format!("{:02}{:02}{:04}", d.month(), d.day(), d.year())
 }
 
 pub async fn get_account_balances(
@@ -123,10 +118,10 @@ pub async fn list_transactions(
     }
     let mut query = Vec::new();
     if let Some(d) = input.start_date {
-        query.push(("startDate", mmddyyyy(d)));
+        query.push(("startDate", query_date(d)));
     }
     if let Some(d) = input.end_date {
-        query.push(("endDate", mmddyyyy(d)));
+        query.push(("endDate", query_date(d)));
     }
     if let Some(o) = input.sort_order {
         query.push(("sortOrder", o.as_str().to_string()));
@@ -167,7 +162,7 @@ mod tests {
     #[test]
     fn dates_go_out_as_mmddyyyy() {
         let d = jiff::civil::date(2024, 3, 7);
-        assert_eq!(super::mmddyyyy(d), "03072024");
+        assert_eq!(super::query_date(d), "03072024");
     }
 
     #[test]

@@ -3,14 +3,9 @@
 use super::{Handlers, data, unreadable};
 use crate::generated;
 use runtime::dispatch::ToolResult;
-use runtime::etrade::Module;
 use runtime::etrade::models::orders::OrderList;
+use runtime::etrade::{Module, query_date};
 use runtime::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
-
-/// E*TRADE's query-string date form.
-fn mmddyyyy(d: jiff::civil::Date) -> String {
-    format!("{:02}{:02}{:04}", d.month(), d.day(), d.year())
-}
 
 fn problem(field: &'static str, reason: ClientReason) -> ClientProblem {
     ClientProblem {
@@ -44,10 +39,10 @@ pub async fn list_orders(h: &Handlers, input: generated::ListOrdersInput) -> Too
         query.push(("status", s.as_str().to_string()));
     }
     if let Some(d) = input.from_date {
-        query.push(("fromDate", mmddyyyy(d)));
+        query.push(("fromDate", query_date(d)));
     }
     if let Some(d) = input.to_date {
-        query.push(("toDate", mmddyyyy(d)));
+        query.push(("toDate", query_date(d)));
     }
     if let Some(symbols) = &input.symbol {
         query.push(("symbol", symbols.join(",")));

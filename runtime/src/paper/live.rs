@@ -7,12 +7,11 @@
 use super::touch::{MarketData, OptionContract, Touch};
 use crate::broker::Broker;
 use crate::errors::{ErrorCode, ToolError};
+use crate::etrade::models::money::decimal_of;
 use crate::etrade::{ApiRequest, EtradeSession};
 use jiff::Timestamp;
-use rust_decimal::Decimal;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
 /// A live touch older than this (real time) is not used for a fill.
@@ -58,24 +57,17 @@ fn not_logged_in(e: &ToolError) -> bool {
     )
 }
 
-fn decimal(v: &Value) -> Option<Decimal> {
-    match v {
-        Value::Number(n) => Decimal::from_str(&n.to_string())
-            .or_else(|_| Decimal::from_scientific(&n.to_string()))
-            .ok(),
-        Value::String(s) => Decimal::from_str(s.trim()).ok(),
-        _ => None,
-    }
-}
-
 fn touch_of(all: &Value) -> Option<Touch> {
     let size = |k: &str| all.get(k).and_then(Value::as_u64).unwrap_or(0);
     Some(Touch {
-        bid: decimal(all.get("bid")?)?,
-        ask: decimal(all.get("ask")?)?,
+        bid: decimal_of(all.get("bid")?)?,
+        ask: decimal_of(all.get("ask")?)?,
         bid_size: size("bidSize"),
         ask_size: size("askSize"),
-        last: all.get("lastTrade").and_then(decimal).unwrap_or_default(),
+        last: all
+            .get("lastTrade")
+            .and_then(decimal_of)
+            .unwrap_or_default(),
         volume: size("totalVolume"),
     })
 }

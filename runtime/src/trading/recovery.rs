@@ -11,7 +11,7 @@ use crate::error_mapping::Operation;
 use crate::errors::ToolError;
 use crate::etrade::models::alerts::AlertList;
 use crate::etrade::models::orders::{Order, OrderList};
-use crate::etrade::{ApiRequest, Method, Module};
+use crate::etrade::{ApiRequest, Method, Module, query_date};
 use jiff::SignedDuration;
 
 /// At most this many outstanding entries are reconciled per call, so one call stays quick.
@@ -21,10 +21,6 @@ const RECOVER_PER_CALL: usize = 5;
 const ABANDONED_AFTER: SignedDuration = SignedDuration::from_secs(300);
 /// Order-list pages read when looking for an order by id.
 const MAX_PAGES: usize = 3;
-
-fn mmddyyyy(d: jiff::civil::Date) -> String {
-    format!("{:02}{:02}{:04}", d.month(), d.day(), d.year())
-}
 
 impl OrderDesk {
     /// Reconcile what earlier calls left uncertain or abandoned (best effort).
@@ -133,8 +129,8 @@ impl OrderDesk {
                     v
                 };
                 let query = vec![
-                    ("fromDate", mmddyyyy(day)),
-                    ("toDate", mmddyyyy(day)),
+                    ("fromDate", query_date(day)),
+                    ("toDate", query_date(day)),
                     ("symbol", symbols.join(",")),
                     ("count", "100".to_string()),
                 ];

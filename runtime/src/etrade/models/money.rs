@@ -33,6 +33,12 @@ fn convert(raw: Raw) -> Option<Decimal> {
     }
 }
 
+/// A decimal from a JSON value already in hand (number or numeric string), read the same
+/// way as the deserializers below.
+pub fn decimal_of(v: &serde_json::Value) -> Option<Decimal> {
+    Raw::deserialize(v).ok().and_then(convert)
+}
+
 /// A required decimal (number or numeric string).
 pub fn decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
     convert(Raw::deserialize(d)?).ok_or_else(|| serde::de::Error::custom("not a decimal"))
