@@ -1,0 +1,583 @@
+//! The fault matrix: every fault the fake E*TRADE server can inject × every tool, through
+//! the real server over MCP, each result classified as the contract says.
+//!
+//! * Reads and previews: the ordinary broker/transport categories, one request on the wire
+//!   (an idle token is renewed once and the read sent again: two). A failed preview leaves no
+//!   journal entry; nothing is executed.
+//! * Mutations (place, cancel, change-place, alert deletion): one request on the wire, never
+//!   retried; a fault that leaves the outcome ambiguous is `uncertain_execution`, journaled
+//!   `uncertain` and reconciled to what the fake's state says (`found` exactly when the fake
+//!   applied the mutation); a definite failure is journaled `failed` with its code.
+//! * Tools that need no broker (`server_status`, `list_order_journal`) answer with a fault
+//!   armed on every endpoint and send nothing.
+//!
+//! The paper broker has no wire, so it is not in the matrix. Every sandbox here also runs the
+//! harness's canary checks (tool outputs, the server's debug log, every state file).
+//! Run with `--no-capture` to see the table.
+
+mod common;
+
+use common::sandbox::Sandbox;
+use fake_etrade::{EndpointPattern, FakeConfig, Fault, OauthProblem};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+const KEY: &str = "JIdOIAcSpwR1Jva7RQBraQ";
+/// Longer than the server's 3 s HTTP deadline (ETRADE_MCP_HTTP_TIMEOUT_MS in the sandbox).
+const LATE: Duration = Duration::from_secs(6);
+/// Sandboxes run at once: the rows are mostly waiting (timeouts), not computing.
+const PARALLEL: usize = 7;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// Answers from local state; no broker request.
+    Local,
+    Read,
+    /// Order previews: nothing is executed, ordinary categories.
+    Preview,
+    /// Places, cancels, changes an order or deletes alerts.
+    Mutation,
+}
+
+struct ToolCase {
+    tool: &'static str,
+    kind: Kind,
+    /// The endpoint the fault is armed on (fake pattern syntax).
+    pattern: &'static str,
+}
+
+const TOOLS: &[ToolCase] = &[
+    ToolCase {
+        tool: "server_status",
+        kind: Kind::Local,
+        pattern: "*",
+    },
+    ToolCase {
+        tool: "list_order_journal",
+        kind: Kind::Local,
+        pattern: "*",
+    },
+    ToolCase {
+        tool: "list_accounts",
+        kind: Kind::Read,
+        pattern: "GET /v1/accounts/list",
+    },
+    ToolCase {
+        tool: "get_account_balances",
+        kind: Kind::Read,
+        pattern: "GET /v1/accounts/*/balance",
+    },
+    ToolCase {
+        tool: "get_portfolio",
+        kind: Kind::Read,
+        pattern: "GET /v1/accounts/*/portfolio",
+    },
+    ToolCase {
+        tool: "get_position_lots",
+        kind: Kind::Read,
+        pattern: "GET /v1/accounts/*/portfolio/*",
+    },
+    ToolCase {
+        tool: "list_transactions",
+        kind: Kind::Read,
+        pattern: "GET /v1/accounts/*/transactions",
+    },
+    ToolCase {
+        tool: "get_transaction_details",
+        kind: Kind::Read,
+        pattern: "GET /v1/accounts/*/transactions/*",
+    },
+    ToolCase {
+        tool: "get_quotes",
+        kind: Kind::Read,
+        pattern: "GET /v1/market/quote/*",
+    },
+    ToolCase {
+        tool: "lookup_product",
+        kind: Kind::Read,
+        pattern: "GET /v1/market/lookup/*",
+    },
+    ToolCase {
+        tool: "get_option_chains",
+        kind: Kind::Read,
+        pattern: "GET /v1/market/optionchains",
+    },
+    ToolCase {
+        tool: "get_option_expire_dates",
+        kind: Kind::Read,
+        pattern: "GET /v1/market/optionexpiredate",
+    },
+    ToolCase {
+        tool: "list_orders",
+        kind: Kind::Read,
+        pattern: "GET /v1/accounts/*/orders",
+    },
+    ToolCase {
+        tool: "list_alerts",
+        kind: Kind::Read,
+        pattern: "GET /v1/user/alerts",
+    },
+    ToolCase {
+        tool: "get_alert_details",
+        kind: Kind::Read,
+        pattern: "GET /v1/user/alerts/*",
+    },
+    ToolCase {
+        tool: "preview_order",
+        kind: Kind::Preview,
+        pattern: "POST /v1/accounts/*/orders/preview",
+    },
+    ToolCase {
+        tool: "preview_change_order",
+        kind: Kind::Preview,
+        pattern: "PUT /v1/accounts/*/orders/*/change/preview",
+    },
+    ToolCase {
+        tool: "place_order",
+        kind: Kind::Mutation,
+        pattern: "POST /v1/accounts/*/orders/place",
+    },
+    ToolCase {
+        tool: "cancel_order",
+        kind: Kind::Mutation,
+        pattern: "PUT /v1/accounts/*/orders/cancel",
+    },
+    ToolCase {
+        tool: "place_change_order",
+        kind: Kind::Mutation,
+        pattern: "PUT /v1/accounts/*/orders/*/change/place",
+    },
+    ToolCase {
+        tool: "delete_alerts",
+        kind: Kind::Mutation,
+        pattern: "DELETE /v1/user/alerts/*",
+    },
+];
+
+/// Every fault kind, with a short column label. The expired token comes last: it is the one
+/// fault after which a real E*TRADE would refuse everything until the next login.
+fn faults() -> Vec<(&'static str, Fault)> {
+    use OauthProblem as P;
+    let mut all = vec![
+        ("refuse", Fault::Refuse),
+        ("reset_unread", Fault::ResetWithoutProcessing),
+        ("reset_after", Fault::ResetBeforeResponse),
+        ("timeout", Fault::Timeout(LATE)),
+        ("500", Fault::Status5xx(500)),
+        ("503", Fault::Status5xx(503)),
+        ("rl_page", Fault::RateLimitPage),
+        ("429", Fault::Http429),
+        ("bad_json", Fault::MalformedJson),
+        ("html_500", Fault::HtmlErrorPage),
+    ];
+    for (label, p) in [
+        ("401 tok_rej", P::TokenRejected),
+        ("401 tok_used", P::TokenUsed),
+        ("401 ck_unk", P::ConsumerKeyUnknown),
+        ("401 ck_rej", P::ConsumerKeyRejected),
+        ("401 sig_inv", P::SignatureInvalid),
+        ("401 sig_meth", P::SignatureMethodRejected),
+        ("401 ts_ref", P::TimestampRefused),
+        ("401 nonce", P::NonceUsed),
+        ("401 param", P::ParameterAbsent),
+        ("401 cb_rej", P::CallbackRejected),
+        ("401 tok_exp", P::TokenExpired),
+    ] {
+        all.push((label, Fault::Unauthorized(p)));
+    }
+    all
+}
+
+/// What the contract says a fault on a tool of `kind` must produce.
+#[derive(Debug, PartialEq, Eq)]
+struct Expect {
+    /// The error code, or "ok".
+    code: &'static str,
+    /// Requests on the faulted endpoint.
+    requests: usize,
+    /// Mutations: the journal outcome and, for uncertain ones, whether the fake applied the
+    /// mutation (so reconciliation must say `found`).
+    journal: Option<(&'static str, bool)>,
+}
+
+fn expected(kind: Kind, fault: Fault) -> Expect {
+    let read = |code, requests| Expect {
+        code,
+        requests,
+        journal: None,
+    };
+    let uncertain = |applied| Expect {
+        code: "uncertain_execution",
+        requests: 1,
+        journal: Some(("uncertain", applied)),
+    };
+    let failed = |code| Expect {
+        code,
+        requests: 1,
+        journal: Some(("failed", false)),
+    };
+    match kind {
+        Kind::Local => read("ok", 0),
+        Kind::Read | Kind::Preview => match fault {
+            Fault::Refuse
+            | Fault::ResetWithoutProcessing
+            | Fault::ResetBeforeResponse
+            | Fault::Timeout(_) => read("transport_error", 1),
+            Fault::Status5xx(_) | Fault::HtmlErrorPage => read("service_unavailable", 1),
+            Fault::RateLimitPage => read("broker_rejection", 1),
+            Fault::Http429 => read("rate_limited", 1),
+            Fault::MalformedJson => read("invalid_broker_response", 1),
+            Fault::Unauthorized(OauthProblem::TokenExpired) => read("authorization_expired", 1),
+            // An idle token: renewed once, the request sent again, which succeeds.
+            Fault::Unauthorized(OauthProblem::TokenRejected) => read("ok", 2),
+            Fault::Unauthorized(_) => read("authentication_failed", 1),
+        },
+        Kind::Mutation => match fault {
+            // The fake applied the mutation, then lost or garbled the answer.
+            Fault::ResetBeforeResponse | Fault::Timeout(_) | Fault::MalformedJson => {
+                uncertain(true)
+            }
+            // Nothing applied, but a server error or a dropped connection after the request
+            // left says nothing about the outcome to a client.
+            Fault::Refuse
+            | Fault::ResetWithoutProcessing
+            | Fault::Status5xx(_)
+            | Fault::HtmlErrorPage => uncertain(false),
+            Fault::RateLimitPage => failed("broker_rejection"),
+            Fault::Http429 => failed("rate_limited"),
+            Fault::Unauthorized(OauthProblem::TokenExpired) => failed("authorization_expired"),
+            // A mutation is never sent twice, not even after renewing an idle token.
+            Fault::Unauthorized(_) => failed("authentication_failed"),
+        },
+    }
+}
+
+/// The requests the fake received on `pattern`.
+fn on_wire(s: &Sandbox, pattern: &str) -> usize {
+    let pattern = EndpointPattern::parse(pattern).expect("pattern");
+    s.fake
+        .requests()
+        .iter()
+        .filter(|r| pattern.matches(&r.method, &r.endpoint))
+        .count()
+}
+
+fn order(limit_price: &str) -> Value {
+    json!({"order_type": "EQ", "symbol": "AAPL", "order_action": "BUY", "quantity": "10",
+        "price_type": "LIMIT", "limit_price": limit_price})
+}
+
+async fn ok(s: &Sandbox, tool: &str, args: Value) -> Value {
+    let (err, p) = s.call(tool, args).await;
+    assert!(!err, "{tool}: {p}");
+    p["data"].clone()
+}
+
+async fn place_fresh(s: &Sandbox) -> i64 {
+    let p = ok(
+        s,
+        "preview_order",
+        json!({"account_id_key": KEY, "request": order("170.00")}),
+    )
+    .await;
+    let p = ok(
+        s,
+        "place_order",
+        json!({"account_id_key": KEY, "preview_id": p["preview_id"]}),
+    )
+    .await;
+    p["order_id"].as_i64().expect("order_id")
+}
+
+async fn journal_len(s: &Sandbox) -> usize {
+    let d = ok(s, "list_order_journal", json!({"limit": 100})).await;
+    d["entries"].as_array().map_or(0, Vec::len)
+}
+
+/// What a mutation is aimed at, to tell afterwards whether the fake applied it.
+enum Target {
+    None,
+    Order(i64),
+    Alert(i64),
+}
+
+/// Arguments for one row of `tool`, after doing what the row needs first (a preview to
+/// place, an open order to cancel or change). Every setup ends with a successful broker
+/// call, so the faulted request goes out on a kept-alive connection as a real one would.
+async fn prepare(s: &Sandbox, tool: &str) -> (Value, Target) {
+    let args = match tool {
+        "server_status" => json!({}),
+        "list_order_journal" => json!({"limit": 5}),
+        "list_accounts" | "list_alerts" => json!({}),
+        "get_account_balances" | "get_portfolio" | "list_transactions" | "list_orders" => {
+            json!({"account_id_key": KEY})
+        }
+        "get_position_lots" => json!({"account_id_key": KEY, "position_id": 10002345678u64}),
+        "get_transaction_details" => {
+            let fixtures = s.fake.fixtures();
+            let t = fixtures.accounts[0].transactions.first().expect("a txn");
+            json!({"account_id_key": KEY, "transaction_id": t.transaction_id})
+        }
+        "get_quotes" => json!({"symbols": ["AAPL"]}),
+        "lookup_product" => json!({"search": "apple"}),
+        "get_option_chains" | "get_option_expire_dates" => json!({"symbol": "IBM"}),
+        "get_alert_details" => json!({"alert_id": 1101}),
+        "preview_order" => json!({"account_id_key": KEY, "request": order("170.00")}),
+        "preview_change_order" => {
+            let id = place_fresh(s).await;
+            json!({"account_id_key": KEY, "order_id": id, "request": order("171.00")})
+        }
+        "place_order" => {
+            let p = ok(
+                s,
+                "preview_order",
+                json!({"account_id_key": KEY, "request": order("170.00")}),
+            )
+            .await;
+            return (
+                json!({"account_id_key": KEY, "preview_id": p["preview_id"]}),
+                Target::None,
+            );
+        }
+        "cancel_order" => {
+            let id = place_fresh(s).await;
+            return (
+                json!({"account_id_key": KEY, "order_id": id}),
+                Target::Order(id),
+            );
+        }
+        "place_change_order" => {
+            let id = place_fresh(s).await;
+            let p = ok(
+                s,
+                "preview_change_order",
+                json!({"account_id_key": KEY, "order_id": id, "request": order("171.00")}),
+            )
+            .await;
+            return (
+                json!({"account_id_key": KEY, "order_id": id, "preview_id": p["preview_id"]}),
+                Target::Order(id),
+            );
+        }
+        "delete_alerts" => {
+            let alerts = ok(s, "list_alerts", json!({})).await;
+            assert!(alerts.is_object(), "{alerts}");
+            let id = *s.fake.alert_ids().first().expect("an alert left");
+            return (json!({"alert_ids": [id]}), Target::Alert(id));
+        }
+        other => panic!("no arguments for {other}"),
+    };
+    (args, Target::None)
+}
+
+/// Whether the fake applied the mutation `tool` aimed at `target`.
+fn applied(s: &Sandbox, tool: &str, target: &Target, placed_before: usize) -> bool {
+    match (tool, target) {
+        ("place_order", _) => s.fake.placed_orders().len() > placed_before,
+        ("cancel_order", Target::Order(id)) => {
+            s.fake.order(*id).expect("order").status == "CANCELLED"
+        }
+        ("place_change_order", Target::Order(id)) => s
+            .fake
+            .placed_orders()
+            .iter()
+            .any(|o| o.replaces_order_id == Some(*id)),
+        ("delete_alerts", Target::Alert(id)) => s.fake.deleted_alert_ids().contains(id),
+        other => panic!("no state check for {:?}", other.0),
+    }
+}
+
+/// One cell: what happened, shortened for the table, and the problems found.
+struct Cell {
+    shown: String,
+    problems: Vec<String>,
+}
+
+fn short(code: &str) -> &str {
+    match code {
+        "transport_error" => "transport",
+        "service_unavailable" => "unavailable",
+        "broker_rejection" => "rejection",
+        "rate_limited" => "rate_limited",
+        "invalid_broker_response" => "bad_response",
+        "authorization_expired" => "auth_expired",
+        "authentication_failed" => "auth_failed",
+        "uncertain_execution" => "uncertain",
+        other => other,
+    }
+}
+
+async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cell {
+    let want = expected(case.kind, fault);
+    let (args, target) = prepare(s, case.tool).await;
+    let journal_before = match case.kind {
+        Kind::Preview => journal_len(s).await,
+        _ => 0,
+    };
+    let placed_before = s.fake.placed_orders().len();
+    let wire_before = on_wire(s, case.pattern);
+    let all_before = s.fake.requests().len();
+    s.fake.inject_fault(case.pattern, fault, Some(1));
+    let (err, p) = s.call(case.tool, args).await;
+    let sent = on_wire(s, case.pattern) - wire_before;
+    let sent_any = s.fake.requests().len() - all_before;
+    let armed = s.fake.faults().len();
+    s.fake.clear_faults();
+
+    let code = if err {
+        p["error"]["code"].as_str().unwrap_or("?").to_string()
+    } else {
+        "ok".to_string()
+    };
+    let mut problems = Vec::new();
+    let mut shown = short(&code).to_string();
+    if code != want.code {
+        problems.push(format!("code {code}, want {}: {p}", want.code));
+    }
+    if case.kind == Kind::Local {
+        if sent_any != 0 || armed != 1 {
+            problems.push(format!("a local tool sent {sent_any} request(s)"));
+        }
+    } else {
+        if sent != want.requests {
+            problems.push(format!(
+                "{sent} request(s) on the wire, want {}",
+                want.requests
+            ));
+        }
+        if armed != 0 {
+            problems.push("the fault never hit the tool's request".into());
+        }
+    }
+    if err {
+        if p["data"] != Value::Null || p["error"]["validation_errors"] != json!([]) {
+            problems.push(format!("error envelope: {p}"));
+        }
+        let known = etrade_mcp::generated::CATALOG
+            .error_codes
+            .iter()
+            .any(|c| c.code == code);
+        if !known || p["error"]["message"].as_str().is_none_or(str::is_empty) {
+            problems.push(format!("not a catalog error with a message: {p}"));
+        }
+    }
+    if case.kind == Kind::Preview {
+        let added = journal_len(s).await - journal_before;
+        let want_added = usize::from(code == "ok");
+        if added != want_added {
+            problems.push(format!(
+                "{added} journal entr(ies) added, want {want_added}"
+            ));
+        }
+    }
+    if let Some((outcome, applies)) = want.journal {
+        // list_order_journal reconciles whatever is outstanding first.
+        let d = ok(s, "list_order_journal", json!({"limit": 1})).await;
+        let entry = &d["entries"][0];
+        let did = applied(s, case.tool, &target, placed_before);
+        if entry["kind"] != case.tool || entry["outcome"]["status"] != outcome {
+            problems.push(format!("journal entry, want {outcome}: {entry}"));
+        }
+        if did != applies {
+            problems.push(format!("the fake applied it: {did}, want {applies}"));
+        }
+        if outcome == "uncertain" {
+            let rec = entry["reconciliation"]["status"].as_str().unwrap_or("-");
+            let want_rec = if did { "found" } else { "not_found" };
+            if rec != want_rec {
+                problems.push(format!("reconciled {rec}, want {want_rec}: {entry}"));
+            }
+            shown = format!("unc/{}", if rec == "found" { "found" } else { "none" });
+        } else {
+            if entry["outcome"]["code"] != code.as_str() || !entry["reconciliation"].is_null() {
+                problems.push(format!("failed entry: {entry}"));
+            }
+            shown = format!("{shown}/j");
+        }
+    }
+    if sent > 1 {
+        shown = format!("{shown}×{sent}");
+    }
+    Cell {
+        shown,
+        problems: problems
+            .into_iter()
+            .map(|m| format!("{} / {label}: {m}", case.tool))
+            .collect(),
+    }
+}
+
+async fn run_tool(case: &'static ToolCase) -> Vec<Cell> {
+    let config = FakeConfig::new(
+        common::sandbox::CONSUMER_KEY,
+        common::sandbox::CONSUMER_SECRET,
+    );
+    let flags = ["--allow-trading", "--allow-alert-deletion"];
+    let s = Sandbox::start_opts(&format!("fm-{}", case.tool), config, &flags, "").await;
+    if case.tool == "delete_alerts" {
+        // Three faults apply the deletion; one alert must be left for every row.
+        let applying = faults()
+            .iter()
+            .filter(|(_, f)| expected(Kind::Mutation, *f).journal == Some(("uncertain", true)))
+            .count();
+        assert!(s.fake.alert_ids().len() > applying, "fixture alerts");
+    }
+    let mut cells = Vec::new();
+    for (label, fault) in faults() {
+        cells.push(run_row(&s, case, label, fault).await);
+    }
+    cells
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_under_every_fault() {
+    let catalog: Vec<&str> = etrade_mcp::generated::CATALOG
+        .tools
+        .iter()
+        .map(|t| t.name)
+        .collect();
+    let covered: Vec<&str> = TOOLS.iter().map(|c| c.tool).collect();
+    let mut missing: Vec<&&str> = catalog.iter().filter(|t| !covered.contains(t)).collect();
+    missing.sort();
+    assert!(missing.is_empty(), "tools not in the matrix: {missing:?}");
+
+    let gate = Arc::new(tokio::sync::Semaphore::new(PARALLEL));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, case) in TOOLS.iter().enumerate() {
+        let gate = gate.clone();
+        tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await.expect("semaphore");
+            (i, run_tool(case).await)
+        });
+    }
+    let mut rows: Vec<(usize, Vec<Cell>)> = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        rows.push(done.expect("tool task"));
+    }
+    rows.sort_by_key(|(i, _)| *i);
+
+    let labels: Vec<&str> = faults().iter().map(|(l, _)| *l).collect();
+    let mut table = format!("| tool | {} |\n|---|", labels.join(" | "));
+    table.push_str(&"---|".repeat(labels.len()));
+    table.push('\n');
+    let mut problems = Vec::new();
+    for (i, cells) in &rows {
+        let shown: Vec<&str> = cells.iter().map(|c| c.shown.as_str()).collect();
+        table.push_str(&format!("| {} | {} |\n", TOOLS[*i].tool, shown.join(" | ")));
+        problems.extend(cells.iter().flat_map(|c| c.problems.iter().cloned()));
+    }
+    println!("{table}");
+    println!(
+        "legend: unc/found | unc/none = uncertain_execution, journaled uncertain, reconciled \
+         found | not_found (matching the fake's state); /j = journaled failed; ×2 = renewed \
+         and sent again (reads only); every other cell sent exactly 1 request (local tools 0)"
+    );
+    let cells: usize = rows.iter().map(|(_, c)| c.len()).sum();
+    println!(
+        "{} tools × {} faults = {cells} cells",
+        rows.len(),
+        labels.len()
+    );
+    assert!(problems.is_empty(), "{}\n{table}", problems.join("\n"));
+}
