@@ -1077,3 +1077,59 @@ async fn stalled_heads_do_not_exhaust_the_server() {
         ),
     }
 }
+
+/// The same for connections that send a complete head and then stall in the body: the
+/// server reads a request body within `runtime::http::BODY_READ_TIMEOUT` or answers 408 and
+/// closes, so stalled bodies cannot hold every descriptor either (before the fix they were
+/// held for as long as the client kept the socket open).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_bodies_do_not_exhaust_the_server() {
+    const SERVER_NOFILE: usize = 256;
+    let server = http_server(&[]).await;
+    let pid = server.child.id().expect("server running").to_string();
+    let limit = format!("--nofile={SERVER_NOFILE}:{SERVER_NOFILE}");
+    match std::process::Command::new("prlimit")
+        .args(["--pid", &pid, &limit])
+        .status()
+    {
+        Ok(s) if s.success() => {}
+        other => {
+            println!("skipped: prlimit unavailable or refused ({other:?})");
+            return;
+        }
+    }
+    let addr = addr_of(&server.url);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        INIT.len()
+    );
+    let mut stalled = Vec::new();
+    for _ in 0..SERVER_NOFILE + 44 {
+        let mut tcp = TcpStream::connect(&addr).await.expect("connect");
+        tcp.write_all(head.as_bytes()).await.expect("write head");
+        tcp.write_all(&INIT.as_bytes()[..10]).await.expect("write");
+        stalled.push(tcp);
+    }
+    let served = tokio::time::timeout(Duration::from_secs(40), async {
+        let s = open_session(&server.url, None).await?;
+        s.call_status().await?;
+        s.close(false).await
+    })
+    .await;
+    // The stalled ones were answered 408 (those the server had accepted before it ran out).
+    let mut timed_out = 0;
+    for tcp in stalled.iter_mut().take(20) {
+        if read_status(tcp, Duration::from_secs(1)).await == Ok(408) {
+            timed_out += 1;
+        }
+    }
+    drop(stalled);
+    match served {
+        Ok(r) => r.expect("a normal client is served"),
+        Err(_) => panic!(
+            "a normal client was starved for 40 s by {} stalled request bodies",
+            SERVER_NOFILE + 44
+        ),
+    }
+    assert!(timed_out > 0, "no stalled body was answered 408");
+}

@@ -1,5 +1,6 @@
 //! Streamable HTTP at `/mcp` (axum + rmcp) with the guards a local trading tool needs:
-//! loopback by default, Origin validation, a bearer token for anything else, a body limit.
+//! loopback by default, Origin validation, a bearer token for anything else, a body limit,
+//! and deadlines for request heads and bodies.
 
 use crate::server::McpServer;
 use axum::extract::{Request, State};
@@ -96,7 +97,10 @@ impl BoundHttp {
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        let guard = Arc::new(Guard { token: o.token });
+        let guard = Arc::new(Guard {
+            token: o.token,
+            max_body_bytes: o.max_body_bytes,
+        });
         let app = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(axum::middleware::from_fn_with_state(guard, check_request));
@@ -109,6 +113,10 @@ impl BoundHttp {
 /// connections that stall mid-head (slowloris) would otherwise pile up until the process
 /// runs out of file descriptors and nobody is served (`tests/http_load.rs`).
 pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// A client must send its whole request body within this time after the head, or it is
+/// answered 408 and its connection closed: hyper has no body timeout, and stalled bodies
+/// would hold descriptors just as stalled heads would.
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// On shutdown, open connections get this long to finish.
 const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -159,6 +167,7 @@ async fn serve_connections(
 
 struct Guard {
     token: Option<String>,
+    max_body_bytes: usize,
 }
 
 async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
@@ -179,7 +188,29 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return r;
     }
-    next.run(request).await
+    // Read the body here, under a deadline and the size limit, so rmcp gets it whole. An
+    // MCP message is one JSON-RPC body of at most `max_body_bytes`, so nothing streams.
+    let (parts, body) = request.into_parts();
+    let read = axum::body::to_bytes(body, guard.max_body_bytes);
+    let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
+        Ok(Ok(bytes)) => bytes,
+        // Over the limit (or a client that broke off mid-body, which never sees this).
+        Ok(Err(_)) => {
+            return (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response();
+        }
+        Err(_) => {
+            let mut r = (
+                StatusCode::REQUEST_TIMEOUT,
+                "Request Timeout: the body was not sent in time",
+            )
+                .into_response();
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+    };
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
 }
 
 /// Loopback origins on any port; anything else (including `null`) is refused.
