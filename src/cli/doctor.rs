@@ -645,7 +645,6 @@ fn check_clock(
     let Some((skew, source)) = measured else {
         let found = match &probe.failure {
             Some(code) => format!("skew unknown: the signed request failed ({code})."),
-            None if endpoints.api_base.starts_with("https://") => "skew unknown: E*TRADE accepted a signed request (so the clock is within its 5-minute window), but this build cannot read the Date header over https.".to_string(),
             None => "skew unknown: the answer had no Date header.".to_string(),
         };
         r.warn(name, &found, &status_check);
@@ -670,7 +669,7 @@ fn check_clock(
 /// One cheap signed call (list accounts), as `etrade auth status --check` makes (without
 /// recording a use of the token). Over plain HTTP (loopback only, see [`Endpoints`]) it is
 /// sent by hand so the `Date` header can be read; over https through the regular client,
-/// which does not expose response headers.
+/// which does not expose response headers, plus one unsigned request for the `Date`.
 fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, String> {
     let secrets = session::known_secrets(creds);
     if endpoints.api_base.starts_with("http://") {
@@ -701,8 +700,15 @@ fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, Stri
         Module::Accounts,
     ));
     let local = midpoint(started, jiff::Timestamp::now());
+    // The regular client does not expose response headers, so E*TRADE's clock comes from a
+    // second, unsigned request; the skew is judged against that request's own midpoint.
+    let before_date = jiff::Timestamp::now();
+    let date = rt.block_on(http.server_date()).ok().flatten();
+    let date_local = midpoint(before_date, jiff::Timestamp::now());
+    // Shift the reading onto the signed request's local time, so one `local` serves both.
+    let date = date.and_then(|d| d.checked_sub(date_local.duration_since(local)).ok());
     Ok(match result {
-        Ok(_) => Probe::from_text(local, None, ""),
+        Ok(_) => Probe::from_text(local, date, ""),
         Err(f) => {
             let text = match &f {
                 BrokerFailure::Http { body, .. } => [&body.code, &body.message]
@@ -712,7 +718,7 @@ fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, Stri
                     .join(" "),
                 _ => String::new(),
             };
-            let mut probe = Probe::from_text(local, None, &text);
+            let mut probe = Probe::from_text(local, date, &text);
             probe.failure = Some(describe_failure(&f, &secrets));
             probe
         }
@@ -812,11 +818,7 @@ fn parse_answer(raw: &[u8], local: jiff::Timestamp) -> Option<RawAnswer> {
     let date = lines
         .filter_map(|line| line.split_once(':'))
         .find(|(name, _)| name.eq_ignore_ascii_case("date"))
-        .and_then(|(_, value)| {
-            static PARSER: jiff::fmt::rfc2822::DateTimeParser =
-                jiff::fmt::rfc2822::DateTimeParser::new();
-            PARSER.parse_timestamp(value.trim()).ok()
-        });
+        .and_then(|(_, value)| runtime::etrade::parse_http_date(value));
     Some(RawAnswer {
         status,
         local,

@@ -91,6 +91,19 @@ impl EtradeHttp {
             .map_err(|_| BrokerFailure::Malformed)
     }
 
+    /// E*TRADE's clock, from the `Date` header of an unsigned request to the API host (which
+    /// E*TRADE refuses, harmlessly: nothing is signed, so nothing secret is sent). For the
+    /// 5-minute OAuth timestamp window; `Ok(None)` when the answer has no usable `Date`.
+    pub async fn server_date(&self) -> Result<Option<jiff::Timestamp>, BrokerFailure> {
+        let url = api_url(&self.endpoints.api_base, "/v1/accounts/list", &[]);
+        let response = self.http.get(url).send().await.map_err(transport)?;
+        Ok(response
+            .headers()
+            .get(reqwest::header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_http_date))
+    }
+
     /// Step 1 of login: a request token for the consumer key, callback `oob`.
     pub async fn request_token(&self, signer: &Signer<'_>) -> Result<TokenPair, BrokerFailure> {
         let url = format!("{}/oauth/request_token", self.endpoints.oauth_base);
@@ -220,6 +233,12 @@ fn transport(e: reqwest::Error) -> BrokerFailure {
     BrokerFailure::Transport(kind)
 }
 
+/// An HTTP `Date` header value (`Tue, 01 Dec 2026 12:00:00 GMT`).
+pub fn parse_http_date(value: &str) -> Option<jiff::Timestamp> {
+    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
+    PARSER.parse_timestamp(value.trim()).ok()
+}
+
 /// `{api}/v1/accounts/list.json?count=10`: the `.json` suffix asks for JSON and is signed.
 fn api_url(base: &str, path: &str, query: &[(&str, String)]) -> String {
     let mut url = format!("{base}{path}.json");
@@ -250,6 +269,46 @@ fn token_pair(body: &str) -> Result<TokenPair, BrokerFailure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_dates_parse() {
+        let t = parse_http_date(" Tue, 01 Dec 2026 12:00:00 GMT").expect("a date");
+        assert_eq!(t.as_second(), 1_796_126_400);
+        assert_eq!(parse_http_date("yesterday"), None);
+    }
+
+    /// The clock probe reads `Date` from whatever the API host answers, sending no
+    /// `Authorization` header.
+    #[tokio::test]
+    async fn server_date_reads_the_date_header_of_an_unsigned_request() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let server = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.expect("accept");
+            let mut head = vec![0u8; 4096];
+            let n = tcp.read(&mut head).await.expect("read");
+            let head = String::from_utf8_lossy(&head[..n]).to_ascii_lowercase();
+            let answer = "HTTP/1.1 401 Unauthorized\r\nDate: Tue, 01 Dec 2026 12:00:00 GMT\r\n\
+                          Content-Length: 0\r\nConnection: close\r\n\r\n";
+            tcp.write_all(answer.as_bytes()).await.expect("write");
+            head
+        });
+        let base = format!("http://{addr}");
+        let endpoints = Endpoints {
+            api_base: base.clone(),
+            oauth_base: base.clone(),
+            authorize: format!("{base}/authorize"),
+        };
+        let http = EtradeHttp::new(endpoints, &ClientOptions::default()).expect("client");
+        let date = http.server_date().await.expect("an answer");
+        assert_eq!(date.map(|d| d.as_second()), Some(1_796_126_400));
+        let head = server.await.expect("server");
+        assert!(head.starts_with("get /v1/accounts/list.json "), "{head}");
+        assert!(!head.contains("authorization"), "unsigned: {head}");
+    }
 
     #[test]
     fn api_urls_carry_the_json_suffix_and_encoded_query() {
