@@ -349,9 +349,18 @@ fn as_map(v: &Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
 
+/// `default` cases per tool, or `ETRADE_FUZZ_CASES` for a long run:
+/// `ETRADE_FUZZ_CASES=20000 cargo test --release --test validation_props -- --nocapture`.
+fn case_count(default: u32) -> u32 {
+    std::env::var("ETRADE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn runner(cases: u32) -> TestRunner {
     TestRunner::new(Config {
-        cases,
+        cases: case_count(cases),
         failure_persistence: None,
         ..Config::default()
     })
@@ -359,7 +368,13 @@ fn runner(cases: u32) -> TestRunner {
 
 #[test]
 fn random_and_mutated_arguments_are_handled_within_the_contract() {
-    for case in cases() {
+    let all = cases();
+    println!(
+        "validation_props: {} input schemas × {} random/mutated argument objects each",
+        all.len(),
+        case_count(512)
+    );
+    for case in all {
         let strategy = arb_object(
             case.table,
             Gen {
