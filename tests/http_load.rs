@@ -1030,6 +1030,41 @@ async fn slow_and_oversized_clients_do_not_starve_others() {
     assert!(rss_after < RSS_LIMIT_KIB, "RSS {}", mib(rss_after));
 }
 
+/// The server's descriptors for the stalled-connection tests.
+const SERVER_NOFILE: usize = 256;
+
+/// An open server whose RLIMIT_NOFILE is lowered to [`SERVER_NOFILE`] with `prlimit`, so
+/// the tests can exhaust it without exhausting their own; `None` (skipped) where `prlimit`
+/// is unavailable.
+async fn descriptor_limited_server() -> Option<HttpServer> {
+    let server = http_server(&[]).await;
+    let pid = server.child.id().expect("server running").to_string();
+    let limit = format!("--nofile={SERVER_NOFILE}:{SERVER_NOFILE}");
+    match std::process::Command::new("prlimit")
+        .args(["--pid", &pid, &limit])
+        .status()
+    {
+        Ok(s) if s.success() => Some(server),
+        other => {
+            println!("skipped: prlimit unavailable or refused ({other:?})");
+            None
+        }
+    }
+}
+
+/// A normal client's whole session (open, call, close), or `Err` after `bound`.
+async fn served_within(
+    server: &HttpServer,
+    bound: Duration,
+) -> Result<Result<(), String>, tokio::time::error::Elapsed> {
+    tokio::time::timeout(bound, async {
+        let s = open_session(&server.url, None).await?;
+        s.call_status().await?;
+        s.close(false).await
+    })
+    .await
+}
+
 /// Slowloris: connections that never finish their request head must not hold the server's
 /// file descriptors forever (before the fix they did, and once they used them all nobody
 /// was served — for a token-protected bind without any token, since the head never reaches
@@ -1038,20 +1073,9 @@ async fn slow_and_oversized_clients_do_not_starve_others() {
 /// `prlimit` to show it without exhausting the test's own descriptors.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stalled_heads_do_not_exhaust_the_server() {
-    const SERVER_NOFILE: usize = 256;
-    let server = http_server(&[]).await;
-    let pid = server.child.id().expect("server running").to_string();
-    let limit = format!("--nofile={SERVER_NOFILE}:{SERVER_NOFILE}");
-    match std::process::Command::new("prlimit")
-        .args(["--pid", &pid, &limit])
-        .status()
-    {
-        Ok(s) if s.success() => {}
-        other => {
-            println!("skipped: prlimit unavailable or refused ({other:?})");
-            return;
-        }
-    }
+    let Some(server) = descriptor_limited_server().await else {
+        return;
+    };
     let addr = addr_of(&server.url);
     let mut stalled = Vec::new();
     for _ in 0..SERVER_NOFILE + 44 {
@@ -1062,12 +1086,7 @@ async fn stalled_heads_do_not_exhaust_the_server() {
         stalled.push(tcp);
     }
     // Generous (below REQUEST_TIMEOUT): hyper's default 30 s header read timeout would pass.
-    let served = tokio::time::timeout(Duration::from_secs(40), async {
-        let s = open_session(&server.url, None).await?;
-        s.call_status().await?;
-        s.close(false).await
-    })
-    .await;
+    let served = served_within(&server, Duration::from_secs(40)).await;
     drop(stalled);
     match served {
         Ok(r) => r.expect("a normal client is served"),
@@ -1084,20 +1103,9 @@ async fn stalled_heads_do_not_exhaust_the_server() {
 /// held for as long as the client kept the socket open).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stalled_bodies_do_not_exhaust_the_server() {
-    const SERVER_NOFILE: usize = 256;
-    let server = http_server(&[]).await;
-    let pid = server.child.id().expect("server running").to_string();
-    let limit = format!("--nofile={SERVER_NOFILE}:{SERVER_NOFILE}");
-    match std::process::Command::new("prlimit")
-        .args(["--pid", &pid, &limit])
-        .status()
-    {
-        Ok(s) if s.success() => {}
-        other => {
-            println!("skipped: prlimit unavailable or refused ({other:?})");
-            return;
-        }
-    }
+    let Some(server) = descriptor_limited_server().await else {
+        return;
+    };
     let addr = addr_of(&server.url);
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
@@ -1110,12 +1118,7 @@ async fn stalled_bodies_do_not_exhaust_the_server() {
         tcp.write_all(&INIT.as_bytes()[..10]).await.expect("write");
         stalled.push(tcp);
     }
-    let served = tokio::time::timeout(Duration::from_secs(40), async {
-        let s = open_session(&server.url, None).await?;
-        s.call_status().await?;
-        s.close(false).await
-    })
-    .await;
+    let served = served_within(&server, Duration::from_secs(40)).await;
     // The stalled ones were answered 408 (those the server had accepted before it ran out).
     let mut timed_out = 0;
     for tcp in stalled.iter_mut().take(20) {
