@@ -1,7 +1,11 @@
 //! `etrade doctor`: one line per check (ok / warn / FAIL / skip), a summary, exit 1 on FAIL.
+//! With a stored login (secret canaries: consumer secret, access token and token secret,
+//! then a stale pair), each run at debug level is scanned — stdout, stderr — and at the end
+//! every file of the state folder.
 
 mod common;
 
+use common::canary::{Canaries, DEBUG_LOG, KeyringEntries};
 use common::sandbox::{CONSUMER_KEY, CONSUMER_SECRET};
 use common::*;
 use fake_etrade::{FakeConfig, FakeEtrade};
@@ -17,6 +21,12 @@ struct Run {
 }
 
 impl Run {
+    /// Secret canaries: none in stdout or stderr.
+    fn assert_no_canaries(&self, canaries: &Canaries) {
+        canaries.assert_absent_in_str("the stdout of etrade doctor", &self.stdout);
+        canaries.assert_absent_in_str("the stderr of etrade doctor", &self.stderr);
+    }
+
     /// The line of check `name`, e.g. `clock`.
     fn line(&self, name: &str) -> &str {
         let tag = format!(" {name}: ");
@@ -198,17 +208,6 @@ async fn production_trading_needs_confirmation() {
     assert!(run.line("clock").contains("--offline"), "{}", run.stdout);
 }
 
-/// Removes the keyutils entry even when an assertion fails.
-struct Entry(CredentialKey);
-
-impl Drop for Entry {
-    fn drop(&mut self) {
-        if let Ok(store) = KeyringStore::linux_keyutils() {
-            let _ = store.delete(&self.0);
-        }
-    }
-}
-
 #[tokio::test]
 async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets() {
     let fake = FakeEtrade::start(FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET)).await;
@@ -232,13 +231,21 @@ async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets()
     );
     let store = KeyringStore::linux_keyutils().expect("keyutils");
     store.save(&key, &creds).expect("store credentials");
-    let _entry = Entry(key.clone());
+    // Removes the keyutils entry even when an assertion fails.
+    let _entry = KeyringEntries(vec![key.clone()]);
+    let mut canaries = Canaries::new()
+        .with("consumer secret", CONSUMER_SECRET)
+        .with("access token", &pair.token)
+        .with("access token secret", &pair.secret);
 
     let envs = [
         ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
         ("ETRADE_MCP_HTTP_TIMEOUT_MS", "3000"),
+        DEBUG_LOG,
     ];
     let run = doctor(&home, &["--profile", &profile], &envs).await;
+    assert!(run.stderr.contains("DEBUG"), "doctor ran at debug level");
+    run.assert_no_canaries(&canaries);
     assert!(run.success, "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.line("settings")
@@ -267,21 +274,18 @@ async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets()
     let after = store.load(&key).expect("load").expect("entry");
     assert_eq!(after.last_used_at, None);
 
-    // Canary: no secret anywhere, and at most four characters of the consumer key.
+    // At most four characters of the consumer key.
     for output in [&run.stdout, &run.stderr] {
-        for secret in [
-            CONSUMER_SECRET,
-            pair.token.as_str(),
-            pair.secret.as_str(),
-            &CONSUMER_KEY[..5],
-        ] {
-            assert!(!output.contains(secret), "a secret reached the output");
-        }
+        assert!(
+            !output.contains(&CONSUMER_KEY[..5]),
+            "the consumer key reached the output"
+        );
     }
 
     // Offline: the clock is not checked and nothing is sent.
     fake.clear_requests();
     let run = doctor(&home, &["--profile", &profile, "--offline"], &envs).await;
+    run.assert_no_canaries(&canaries);
     assert!(run.success, "{}", run.stdout);
     assert!(run.line("clock").starts_with("skip"), "{}", run.stdout);
     assert_eq!(fake.count("GET", "/v1/accounts/list"), 0);
@@ -290,6 +294,7 @@ async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets()
     // it accepts, which measures the skew.
     fake.advance_clock(std::time::Duration::from_secs(600));
     let run = doctor(&home, &["--profile", &profile], &envs).await;
+    run.assert_no_canaries(&canaries);
     assert!(!run.success, "{}", run.stdout);
     let line = run.line("clock");
     assert!(line.starts_with("FAIL"), "{line}");
@@ -317,19 +322,17 @@ async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets()
         jiff::Timestamp::now(),
     );
     store.save(&key, &stale).expect("store");
+    canaries.add("stale access token", "CANARYnotAtoken");
+    canaries.add("stale access token secret", "CANARYnotAsecret");
     let run = doctor(&home, &["--profile", &profile], &envs).await;
+    run.assert_no_canaries(&canaries);
     let line = run.line("clock");
     assert!(line.starts_with("warn"), "{line}");
     assert!(line.contains("skew "), "{line}");
     assert!(line.contains("HTTP 401"), "{line}");
-    for output in [&run.stdout, &run.stderr] {
-        assert!(
-            !output.contains("CANARYnotA"),
-            "a secret reached the output"
-        );
-        assert!(
-            !output.contains(CONSUMER_SECRET),
-            "a secret reached the output"
-        );
-    }
+    assert!(
+        !run.stdout.contains("CANARYnotA") && !run.stderr.contains("CANARYnotA"),
+        "not even a prefix of the stale pair"
+    );
+    canaries.assert_absent_in_dir(home.path());
 }

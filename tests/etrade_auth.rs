@@ -3,9 +3,17 @@
 //! transparently, expired ones give `authorization_expired`; concurrent renewals and a held
 //! lock behave; canary secrets never leak. Uses the real kernel keyring (shared between the
 //! processes), with a profile name of its own per test.
+//!
+//! Secret canaries: the consumer secret, the request token's secret (captured by a tap in
+//! front of the fake: the client holds it only in memory), the verification code, and every
+//! access token and token secret E*TRADE issued. Each command runs with
+//! `ETRADE_MCP_LOG=debug`; its stdout and stderr, the server's debug log, a copy of the
+//! server's stdout, every tool output and every state file are scanned. The request token
+//! itself is not a canary: the authorize URL the user opens carries it by design.
 
 mod common;
 
+use common::canary::{Canaries, DEBUG_LOG, KeyringEntries, Tap, log_file};
 use common::*;
 use fake_etrade::{FakeConfig, FakeEtrade};
 use runtime::config::Environment;
@@ -19,8 +27,21 @@ const CONSUMER_SECRET: &str = "CANARY-consumer-secret/+=f00d";
 
 struct World {
     fake: FakeEtrade,
+    /// Between every `etrade` process and the fake (API and OAuth endpoints).
+    tap: Tap,
     home: tempfile::TempDir,
     profile: String,
+    _entry: KeyringEntries,
+    /// Request tokens seen in authorize URLs (shown to the user by design).
+    request_tokens: std::sync::Mutex<Vec<String>>,
+    /// Verification codes typed in.
+    verifiers: std::sync::Mutex<Vec<String>>,
+}
+
+/// What `etrade auth login` printed.
+struct Login {
+    stdout: String,
+    stderr: String,
 }
 
 impl World {
@@ -29,21 +50,26 @@ impl World {
         // The tests move the fake's clock by hours; the client signs with the real clock.
         config.timestamp_window = Duration::from_secs(3 * 24 * 3600);
         let fake = FakeEtrade::start(config).await;
+        let tap = Tap::start(fake.addr()).await;
         let home = home();
         let profile = format!("{name}-{}", std::process::id());
         std::fs::write(
             home.path().join("config.toml"),
             format!(
                 "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\nauthorize_url = \"{}\"\n",
-                fake.base_url(),
+                tap.url,
                 fake.authorize_url()
             ),
         )
         .expect("config");
         World {
             fake,
+            tap,
             home,
+            _entry: KeyringEntries::one(Environment::Sandbox, &profile),
             profile,
+            request_tokens: Default::default(),
+            verifiers: Default::default(),
         }
     }
 
@@ -53,18 +79,77 @@ impl World {
         let mut c = command(&self.home, &all);
         c.env("ETRADE_MCP_CREDENTIAL_STORE", "keyutils")
             .env("ETRADE_MCP_RATE_SCALE", "100")
+            .env(DEBUG_LOG.0, DEBUG_LOG.1)
             .env("ETRADE_CONSUMER_KEY", CONSUMER_KEY)
             .env("ETRADE_CONSUMER_SECRET", CONSUMER_SECRET);
         c
+    }
+
+    /// `etrade ARGS` to completion, its stdout and stderr checked for canaries.
+    async fn run(&self, args: &[&str]) -> std::process::Output {
+        let out = self.cmd(args).output().await.expect("run etrade");
+        self.canaries()
+            .assert_absent_in_output(&format!("etrade {args:?}"), &out);
+        out
+    }
+
+    /// A stdio server on this world's profile at debug level, its stderr appended to
+    /// `server.log` and a copy of its stdout to `server-stdout.log` in the state folder.
+    async fn serve(&self, envs: &[(&str, &str)]) -> (Client, tokio::process::Child) {
+        let mut all = vec![
+            ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
+            ("ETRADE_MCP_RATE_SCALE", "100"),
+            DEBUG_LOG,
+        ];
+        all.extend_from_slice(envs);
+        stdio_client_recorded(
+            &self.home,
+            &["--profile", &self.profile],
+            &all,
+            Stdio::from(log_file(self.home.path(), "server.log")),
+            &self.home.path().join("server-stdout.log"),
+        )
+        .await
     }
 
     fn key(&self) -> CredentialKey {
         CredentialKey::new(Environment::Sandbox, self.profile.clone()).expect("key")
     }
 
+    /// Every secret of this world so far: the consumer secret, the verification codes,
+    /// every token secret and every access token the fake sent (through the tap).
+    fn canaries(&self) -> Canaries {
+        let mut c = Canaries::new().with("consumer secret", CONSUMER_SECRET);
+        for v in self.verifiers.lock().expect("lock").iter() {
+            c.add("verification code", v);
+        }
+        for s in self.tap.form_values("oauth_token_secret") {
+            c.add("token secret (request or access)", &s);
+        }
+        let shown = self.request_tokens.lock().expect("lock").clone();
+        for t in self.tap.form_values("oauth_token") {
+            if !shown.contains(&t) {
+                c.add("access token", &t);
+            }
+        }
+        c
+    }
+
+    /// The scan at the end of a test: no canary in any file of the state folder (the
+    /// server's debug log and stdout copy included). Returns the canaries.
+    fn assert_state_clean(&self) -> Canaries {
+        let c = self.canaries();
+        assert!(
+            self.tap.form_values("oauth_token_secret").len() >= 2,
+            "the tap saw the request token's and the access token's secrets"
+        );
+        c.assert_absent_in_dir(self.home.path());
+        c
+    }
+
     /// `etrade auth login`, answering the browser step the way a person would: open the
     /// printed URL (the fake approves and shows the code) and type the code.
-    async fn login(&self) -> (String, String, String) {
+    async fn login(&self) -> Login {
         let mut child = self
             .cmd(&["auth", "login"])
             .stdin(Stdio::piped())
@@ -83,6 +168,12 @@ impl World {
                 break line;
             }
         };
+        let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
+        for (name, value) in runtime::oauth::parse_form(query) {
+            if name == "token" {
+                self.request_tokens.lock().expect("lock").push(value);
+            }
+        }
         let verifier = reqwest::get(&url)
             .await
             .expect("authorize page")
@@ -90,6 +181,7 @@ impl World {
             .await
             .expect("code");
         let verifier = verifier.trim().to_string();
+        self.verifiers.lock().expect("lock").push(verifier.clone());
         let mut stdin = child.stdin.take().expect("stdin");
         stdin
             .write_all(format!("{verifier}\n").as_bytes())
@@ -103,11 +195,17 @@ impl World {
         let result = child.wait_with_output().await.expect("login ends");
         let err = String::from_utf8_lossy(&result.stderr).to_string();
         assert!(result.status.success(), "login failed: {out}{err}");
-        (out, err, verifier)
+        let canaries = self.canaries();
+        canaries.assert_absent_in_str("the stdout of etrade auth login", &out);
+        canaries.assert_absent_in_str("the stderr of etrade auth login", &err);
+        Login {
+            stdout: out,
+            stderr: err,
+        }
     }
 
     async fn logout(&self) {
-        let _ = self.cmd(&["auth", "logout"]).output().await;
+        let _ = self.run(&["auth", "logout"]).await;
     }
 }
 
@@ -118,8 +216,13 @@ fn data(p: &serde_json::Value) -> &serde_json::Value {
 #[tokio::test]
 async fn login_serve_renew_expire_without_leaking() {
     let w = World::new("e2e").await;
-    let (login_out, login_err, verifier) = w.login().await;
-    assert!(login_out.contains("state: active"), "{login_out}");
+    let login = w.login().await;
+    assert!(login.stdout.contains("state: active"), "{}", login.stdout);
+    assert!(
+        login.stderr.contains("DEBUG"),
+        "the login ran at debug level: {}",
+        login.stderr
+    );
 
     let store = KeyringStore::linux_keyutils().expect("keyutils");
     let stored = store
@@ -138,21 +241,20 @@ async fn login_serve_renew_expire_without_leaking() {
         .expect("secret")
         .expose()
         .to_string();
+    // The tap read the same tokens E*TRADE issued, so the canaries are the real ones.
+    assert!(w.tap.form_values("oauth_token").contains(&token));
+    assert!(
+        w.tap
+            .form_values("oauth_token_secret")
+            .contains(&token_secret)
+    );
+    assert_eq!(
+        w.tap.form_values("oauth_token_secret").len(),
+        2,
+        "one request token secret, one access token secret"
+    );
 
-    let log = w.home.path().join("server.log");
-    let log_file = std::fs::File::create(&log).expect("log file");
-    let envs = [
-        ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
-        ("ETRADE_MCP_RATE_SCALE", "100"),
-        ("ETRADE_MCP_LOG", "debug"),
-    ];
-    let client = stdio_client_with(
-        &w.home,
-        &["--profile", &w.profile],
-        &envs,
-        Stdio::from(log_file),
-    )
-    .await;
+    let (client, server) = w.serve(&[]).await;
     let mut outputs = Vec::new();
 
     let status = payload(
@@ -221,57 +323,26 @@ async fn login_serve_renew_expire_without_leaking() {
     );
     assert_eq!(p["data"], serde_json::Value::Null);
     outputs.push(p.to_string());
-    client.cancel().await.expect("close");
+    stop_stdio_server(client, server).await;
 
-    let status_out = w.cmd(&["auth", "status"]).output().await.expect("status");
+    w.run(&["auth", "status"]).await;
     w.logout().await;
     assert!(
         store.load(&w.key()).expect("load").is_none(),
         "logout deleted the entry"
     );
 
-    // Canaries: the consumer secret, the tokens and the verifier appear nowhere.
-    let mut haystacks = outputs;
-    haystacks.push(login_out);
-    haystacks.push(login_err);
-    haystacks.push(String::from_utf8_lossy(&status_out.stdout).to_string());
-    haystacks.push(String::from_utf8_lossy(&status_out.stderr).to_string());
-    haystacks.push(std::fs::read_to_string(&log).unwrap_or_default());
-    for entry in walk(w.home.path()) {
-        haystacks
-            .push(String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()).to_string());
+    // Canaries: the consumer secret, the request token's secret, the verification code and
+    // the access token and its secret appear nowhere (commands were scanned as they ran).
+    let canaries = w.assert_state_clean();
+    for (i, o) in outputs.iter().enumerate() {
+        canaries.assert_absent_in_str(&format!("tool output #{i}"), o);
     }
-    let server_log = std::fs::read_to_string(&log).unwrap_or_default();
+    let server_log = std::fs::read_to_string(w.home.path().join("server.log")).unwrap_or_default();
     assert!(
-        server_log.contains("access token renewed"),
-        "the log is really captured"
+        server_log.contains("access token renewed") && server_log.contains("DEBUG"),
+        "the debug log is really captured"
     );
-    for secret in [
-        CONSUMER_SECRET,
-        token_secret.as_str(),
-        token.as_str(),
-        verifier.as_str(),
-    ] {
-        for (i, h) in haystacks.iter().enumerate() {
-            assert!(!h.contains(secret), "secret leaked into output #{i}");
-        }
-    }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 #[tokio::test]
@@ -279,11 +350,7 @@ async fn concurrent_renewals_never_corrupt_the_entry() {
     let w = World::new("race").await;
     w.login().await;
     w.fake.advance_clock(Duration::from_secs(2 * 3600 + 60));
-    let (a, b) = tokio::join!(
-        w.cmd(&["auth", "renew"]).output(),
-        w.cmd(&["auth", "renew"]).output()
-    );
-    let (a, b) = (a.expect("a"), b.expect("b"));
+    let (a, b) = tokio::join!(w.run(&["auth", "renew"]), w.run(&["auth", "renew"]));
     assert!(a.status.success() && b.status.success(), "{a:?} {b:?}");
     let store = KeyringStore::linux_keyutils().expect("keyutils");
     let entry = store
@@ -291,17 +358,14 @@ async fn concurrent_renewals_never_corrupt_the_entry() {
         .expect("entry decodes")
         .expect("present");
     assert!(entry.has_access_token());
-    let listed = w
-        .cmd(&["auth", "status", "--check"])
-        .output()
-        .await
-        .expect("check");
+    let listed = w.run(&["auth", "status", "--check"]).await;
     assert!(
         listed.status.success(),
         "{}",
         String::from_utf8_lossy(&listed.stderr)
     );
     w.logout().await;
+    w.assert_state_clean();
 }
 
 #[tokio::test]
@@ -318,6 +382,8 @@ async fn a_held_lock_fails_within_a_bounded_time() {
         .await
         .expect("renew");
     let waited = start.elapsed();
+    w.canaries()
+        .assert_absent_in_output("etrade auth renew", &out);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("credential lock"), "{err}");
@@ -326,12 +392,7 @@ async fn a_held_lock_fails_within_a_bounded_time() {
     // Through MCP: an idle token needs the lock to renew, so the call is refused as
     // credential_coordination_failed rather than hanging.
     w.fake.advance_clock(Duration::from_secs(2 * 3600 + 60));
-    let envs = [
-        ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
-        ("ETRADE_MCP_LOCK_TIMEOUT_MS", "400"),
-        ("ETRADE_MCP_RATE_SCALE", "100"),
-    ];
-    let client = stdio_client_with(&w.home, &["--profile", &w.profile], &envs, Stdio::null()).await;
+    let (client, server) = w.serve(&[("ETRADE_MCP_LOCK_TIMEOUT_MS", "400")]).await;
     let r = call(&client, "list_accounts", serde_json::json!({}))
         .await
         .expect("call");
@@ -342,6 +403,72 @@ async fn a_held_lock_fails_within_a_bounded_time() {
         .await
         .expect("call");
     assert_eq!(r.is_error, Some(false), "works once the lock is free");
-    client.cancel().await.expect("close");
+    stop_stdio_server(client, server).await;
     w.logout().await;
+    w.assert_state_clean();
+}
+
+/// The scans can fail: a canary planted raw, percent-encoded (either hex case) or in a
+/// nested file is found and named without its value, and the tap reads token responses.
+#[tokio::test]
+async fn canary_scans_find_what_is_planted() {
+    const PLANT: &str = "CANARY-plant/+=0x1";
+    let c = Canaries::new().with("planted secret", PLANT);
+    let fails = |f: &dyn Fn()| -> String {
+        let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .expect_err("the scan must fail");
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_else(|| "?".into());
+        assert!(!msg.contains(PLANT), "the message never shows the value");
+        msg
+    };
+    c.assert_absent_in_str("clean text", "nothing to see: CANARY-plant/+=0x");
+    for planted in [
+        format!("at the end {PLANT}"),
+        "Authorization: OAuth oauth_token=\"CANARY-plant%2F%2B%3D0x1\"".to_string(),
+        "base string &CANARY-plant%2f%2b%3d0x1&".to_string(),
+    ] {
+        let msg = fails(&|| c.assert_absent_in_str("a haystack", &planted));
+        assert!(msg.contains("planted secret"), "{msg}");
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::create_dir_all(dir.path().join("a/b")).expect("mkdir");
+    std::fs::write(dir.path().join("clean.log"), "ok").expect("write");
+    assert_eq!(c.assert_absent_in_dir(dir.path()), 1);
+    std::fs::write(dir.path().join("a/b/book.redb"), format!("\0\0{PLANT}\0")).expect("write");
+    let msg = fails(&|| {
+        c.assert_absent_in_dir(dir.path());
+    });
+    assert!(msg.contains("book.redb"), "{msg}");
+
+    // The tap passes bytes through and keeps the responses.
+    let upstream = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = upstream.local_addr().expect("addr");
+    tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        if let Ok((mut s, _)) = upstream.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf).await;
+            let body = "oauth_token=a%2Fb%2B&oauth_token_secret=CANARY%2Bs%3D";
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = s.write_all(reply.as_bytes()).await;
+        }
+    });
+    let tap = Tap::start(addr).await;
+    let got = reqwest::get(format!("{}/oauth/request_token", tap.url))
+        .await
+        .expect("through the tap")
+        .text()
+        .await
+        .expect("body");
+    assert!(got.starts_with("oauth_token="), "{got}");
+    assert_eq!(tap.form_values("oauth_token"), ["a/b+"]);
+    assert_eq!(tap.form_values("oauth_token_secret"), ["CANARY+s="]);
 }

@@ -1,9 +1,12 @@
 //! Every fault the fake E*TRADE server can inject, through the real server over MCP, on a
 //! read: each is classified as the contract says, reads are never retried beyond the one
 //! documented renew-and-resend, and canary secrets never reach a result. Prints the matrix.
+//! Secret canaries (consumer secret, access token, token secret): every tool output, the
+//! server's debug log, the copy of its stdout and every state file are scanned.
 
 mod common;
 
+use common::canary::{Canaries, DEBUG_LOG, KeyringEntries, log_file};
 use common::*;
 use fake_etrade::{FakeConfig, FakeEtrade, Fault, OauthProblem};
 use runtime::config::Environment;
@@ -31,6 +34,11 @@ async fn fault_matrix_for_reads() {
     .expect("config");
     let pair = fake.issue_access_token(CONSUMER_KEY);
     let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
+    let _entry = KeyringEntries(vec![key.clone()]);
+    let canaries = Canaries::new()
+        .with("consumer secret", CONSUMER_SECRET)
+        .with("access token", &pair.token)
+        .with("access token secret", &pair.secret);
     let store = KeyringStore::linux_keyutils().expect("keyutils");
     let mut creds = StoredCredentials::new(CONSUMER_KEY, Secret::new(CONSUMER_SECRET));
     creds.authorize(
@@ -44,8 +52,16 @@ async fn fault_matrix_for_reads() {
         ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
         ("ETRADE_MCP_RATE_SCALE", "100"),
         ("ETRADE_MCP_HTTP_TIMEOUT_MS", "1500"),
+        DEBUG_LOG,
     ];
-    let client = stdio_client_with(&home, &["--profile", &profile], &envs, Stdio::null()).await;
+    let (client, server) = stdio_client_recorded(
+        &home,
+        &["--profile", &profile],
+        &envs,
+        Stdio::from(log_file(home.path(), "server.log")),
+        &home.path().join("server-stdout.log"),
+    )
+    .await;
 
     let cases: Vec<(&str, Fault, &str, usize)> = vec![
         ("connection refused", Fault::Refuse, "transport_error", 1),
@@ -135,13 +151,7 @@ async fn fault_matrix_for_reads() {
                 "{name}: got {got} with {on_wire} request(s), want {want} with {want_requests}"
             ));
         }
-        let text = p.to_string();
-        for secret in [CONSUMER_SECRET, pair.secret.as_str(), pair.token.as_str()] {
-            assert!(
-                !text.contains(secret),
-                "{name}: a secret reached the tool output"
-            );
-        }
+        canaries.assert_absent_in_str(&format!("{name}: the tool output"), &p.to_string());
         if r.is_error == Some(true) {
             assert_eq!(p["data"], serde_json::Value::Null);
             assert_eq!(p["error"]["validation_errors"], serde_json::json!([]));
@@ -149,7 +159,13 @@ async fn fault_matrix_for_reads() {
         fake.clear_faults();
     }
     println!("{table}");
-    client.cancel().await.expect("close");
+    stop_stdio_server(client, server).await;
     let _ = store.delete(&key);
+    let log = std::fs::read_to_string(home.path().join("server.log")).unwrap_or_default();
+    assert!(
+        log.contains("DEBUG") && log.contains("access token renewed"),
+        "the debug log is really captured"
+    );
+    canaries.assert_absent_in_dir(home.path());
     assert!(failures.is_empty(), "{}\n{table}", failures.join("\n"));
 }

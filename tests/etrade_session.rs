@@ -1,6 +1,12 @@
 //! The E*TRADE session in process, with an injected clock: keepalive renews shortly before
 //! the idle deadline and not earlier; a fresh login is picked up without a restart.
+//! Secret canaries (consumer secret, every access token and token secret): no error the
+//! session returns (its full debug form) and no file of its lock folder holds one. In process,
+//! so there is no stdout, stderr or log of a child to scan.
 
+mod common;
+
+use common::canary::Canaries;
 use fake_etrade::{FakeConfig, FakeEtrade};
 use runtime::config::Environment;
 use runtime::credentials::{
@@ -12,17 +18,21 @@ use runtime::etrade::{ApiRequest, ClientOptions, EtradeHttp, EtradeSession, Meth
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+const CONSUMER_KEY: &str = "ckCANARYsession";
+const CONSUMER_SECRET: &str = "CANARY-session-secret/+=cafe";
+
 struct Rig {
     fake: FakeEtrade,
     store: Arc<KeyringStore>,
     key: CredentialKey,
     now: Arc<Mutex<jiff::Timestamp>>,
     session: EtradeSession,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    canaries: Mutex<Canaries>,
 }
 
 async fn rig() -> Rig {
-    let mut config = FakeConfig::new("ck-session", "cs-session/+=");
+    let mut config = FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET);
     // The tests move the clocks by hours; requests are signed with the real clock.
     config.timestamp_window = Duration::from_secs(3 * 24 * 3600);
     let fake = FakeEtrade::start(config).await;
@@ -54,14 +64,20 @@ async fn rig() -> Rig {
         key,
         now,
         session,
-        _dir: dir,
+        dir,
+        canaries: Mutex::new(Canaries::new().with("consumer secret", CONSUMER_SECRET)),
     }
 }
 
 impl Rig {
     fn log_in(&self, at: jiff::Timestamp) {
-        let pair = self.fake.issue_access_token("ck-session");
-        let mut c = StoredCredentials::new("ck-session", Secret::new("cs-session/+="));
+        let pair = self.fake.issue_access_token(CONSUMER_KEY);
+        {
+            let mut canaries = self.canaries.lock().expect("canaries");
+            canaries.add("access token", &pair.token);
+            canaries.add("access token secret", &pair.secret);
+        }
+        let mut c = StoredCredentials::new(CONSUMER_KEY, Secret::new(CONSUMER_SECRET));
         c.authorize(Secret::new(pair.token), Secret::new(pair.secret), at);
         self.store.save(&self.key, &c).expect("save");
     }
@@ -85,7 +101,21 @@ impl Rig {
             })
             .await
             .map(|_| ())
-            .map_err(|e| e.code.as_str().to_string())
+            .map_err(|e| {
+                self.canaries
+                    .lock()
+                    .expect("canaries")
+                    .assert_absent_in_str("a session error", &format!("{e:?}"));
+                e.code.as_str().to_string()
+            })
+    }
+
+    /// The scan at the end: no canary in the lock folder.
+    fn assert_clean(&self) {
+        self.canaries
+            .lock()
+            .expect("canaries")
+            .assert_absent_in_dir(self.dir.path());
     }
 }
 
@@ -113,6 +143,7 @@ async fn keepalive_renews_near_the_idle_deadline_only() {
         !r.session.keep_alive(margin).await.expect("ok"),
         "just renewed"
     );
+    r.assert_clean();
 }
 
 #[tokio::test]
@@ -144,4 +175,5 @@ async fn inactive_estimate_renews_before_the_call_and_login_is_picked_up() {
         ],
         "renewed first, then one call"
     );
+    r.assert_clean();
 }

@@ -1,10 +1,25 @@
 //! The built binary over streamable HTTP: the MCP contract through a real client, then the
-//! transport guards (Origin, token, body size, bind policy) with raw requests.
+//! transport guards (Origin, token, body size, bind policy) with raw requests. Secret
+//! canaries: the bearer tokens appear in no response body, nor in the server's stderr at
+//! debug level, nor in its state folder.
 
 mod common;
 
+use common::canary::{Canaries, DEBUG_LOG};
 use common::*;
+use rmcp::ServiceExt;
 use std::io::Write;
+
+const TOKEN: &str = "CANARY-http-bearer-token-7f3a";
+const OTHER_TOKEN: &str = "CANARY-http-bearer-token-9c2e";
+
+/// The server's stderr (at debug level) and state folder hold no bearer token.
+fn assert_token_absent(server: &HttpServer, canaries: &Canaries) {
+    let stderr = server.stderr_text();
+    assert!(stderr.contains("DEBUG"), "debug log captured: {stderr}");
+    canaries.assert_absent_in_str("the server's stderr", &stderr);
+    canaries.assert_absent_in_dir(server._home.path());
+}
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
@@ -52,10 +67,13 @@ async fn origin_is_validated() {
 #[tokio::test]
 async fn token_is_required_when_configured() {
     let mut file = tempfile::NamedTempFile::new().expect("token file");
-    writeln!(file, "s3cret-token-for-tests").expect("write token");
+    writeln!(file, "{TOKEN}").expect("write token");
     let path = file.path().to_string_lossy().to_string();
-    let server = http_server(&["--http-token-file", &path]).await;
-    let send = |auth: Option<&'static str>| {
+    let server = try_http_server_with(&["--http-token-file", &path], &[DEBUG_LOG])
+        .await
+        .expect("server started");
+    let canaries = Canaries::new().with("bearer token", TOKEN);
+    let send = |auth: Option<String>| {
         let url = server.url.clone();
         async move {
             let mut r = post(&url).body(INIT);
@@ -74,20 +92,41 @@ async fn token_is_required_when_configured() {
             .and_then(|v| v.to_str().ok()),
         Some("Bearer")
     );
-    assert_eq!(send(Some("Bearer wrong")).await.status().as_u16(), 401);
     assert_eq!(
-        send(Some("s3cret-token-for-tests")).await.status().as_u16(),
+        send(Some("Bearer wrong".into())).await.status().as_u16(),
         401
     );
-    assert_eq!(
-        send(Some("Bearer s3cret-token-for-tests"))
-            .await
-            .status()
-            .as_u16(),
-        200
-    );
+    let bare = send(Some(TOKEN.into())).await;
+    assert_eq!(bare.status().as_u16(), 401);
+    canaries.assert_absent_in_str("a 401 body", &bare.text().await.expect("body"));
+    let ok = send(Some(format!("Bearer {TOKEN}"))).await;
+    assert_eq!(ok.status().as_u16(), 200);
+    canaries.assert_absent_in_str("a 200 body", &ok.text().await.expect("body"));
     let body = send(None).await.text().await.expect("body");
-    assert!(!body.contains("s3cret"), "the token is never echoed");
+    canaries.assert_absent_in_str("a 401 body", &body);
+    // A real client with the token: tools/list and a few tools, then the scan.
+    let config =
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+            server.url.clone(),
+        )
+        .auth_header(TOKEN);
+    let client = client_info(rmcp::model::ProtocolVersion::V_2025_11_25)
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_config(
+            config,
+        ))
+        .await
+        .expect("initialize with the token");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    canaries.assert_absent_in_str("tools/list", &format!("{tools:?}"));
+    for tool in ["server_status", "list_accounts"] {
+        let r = call(&client, tool, serde_json::json!({}))
+            .await
+            .expect("a tool result");
+        assert_eq!(r.is_error, Some(false), "{tool}: {r:?}");
+        canaries.assert_absent_in_str(tool, &payload(&r).to_string());
+    }
+    client.cancel().await.expect("close");
+    assert_token_absent(&server, &canaries);
 }
 
 #[tokio::test]
@@ -124,10 +163,15 @@ async fn non_loopback_bind_without_token_is_refused() {
 #[tokio::test]
 async fn non_loopback_bind_with_token_starts_and_requires_it() {
     let mut file = tempfile::NamedTempFile::new().expect("token file");
-    writeln!(file, "another-test-token").expect("write token");
+    writeln!(file, "{OTHER_TOKEN}").expect("write token");
     let path = file.path().to_string_lossy().to_string();
+    let canaries = Canaries::new().with("bearer token", OTHER_TOKEN);
     // 0.0.0.0 is reached through loopback here; the point is the startup policy.
-    let server = try_http_server(&["--listen", "0.0.0.0:0", "--http-token-file", &path]).await;
+    let server = try_http_server_with(
+        &["--listen", "0.0.0.0:0", "--http-token-file", &path],
+        &[DEBUG_LOG],
+    )
+    .await;
     let server = match server {
         Ok(s) => s,
         Err(stderr) => panic!("should start with a token: {stderr}"),
@@ -150,10 +194,12 @@ async fn non_loopback_bind_with_token_starts_and_requires_it() {
         401
     );
     let ok = post(&url)
-        .header("authorization", "Bearer another-test-token")
+        .header("authorization", format!("Bearer {OTHER_TOKEN}"))
         .body(INIT)
         .send()
         .await
         .expect("send");
     assert_eq!(ok.status().as_u16(), 200);
+    canaries.assert_absent_in_str("a 200 body", &ok.text().await.expect("body"));
+    assert_token_absent(&server, &canaries);
 }

@@ -1,14 +1,27 @@
-//! `etrade paper reset|status|advance` on a fresh state folder.
+//! `etrade paper reset|status|advance` on a fresh state folder, on a profile whose canary
+//! E*TRADE credentials are in the keyring (tests/common/paper.rs): each run at debug level is
+//! scanned (stdout, stderr), and at the end every file of the state folder.
 
 mod common;
 
-use common::command;
+use common::paper::PaperCredentials;
 use serde_json::Value;
 
-async fn run(home: &tempfile::TempDir, args: &[&str]) -> (bool, String, String) {
+async fn run(
+    home: &tempfile::TempDir,
+    credentials: &PaperCredentials,
+    args: &[&str],
+) -> (bool, String, String) {
     let mut full = vec!["paper"];
     full.extend_from_slice(args);
-    let out = command(home, &full).output().await.expect("run");
+    let out = credentials
+        .command(home, &full)
+        .output()
+        .await
+        .expect("run");
+    credentials
+        .canaries
+        .assert_absent_in_output(&format!("etrade paper {args:?}"), &out);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -23,7 +36,8 @@ fn json(text: &str) -> Value {
 #[tokio::test]
 async fn status_advance_and_reset() {
     let home = common::home();
-    let (ok, out, _) = run(&home, &["status"]).await;
+    let credentials = PaperCredentials::install(&home);
+    let (ok, out, _) = run(&home, &credentials, &["status"]).await;
     assert!(ok);
     let s = json(&out);
     assert_eq!(s["marketSource"], "simulated");
@@ -38,7 +52,7 @@ async fn status_advance_and_reset() {
         .parse()
         .expect("ts");
 
-    let (ok, out, _) = run(&home, &["advance", "1d 2h"]).await;
+    let (ok, out, _) = run(&home, &credentials, &["advance", "1d 2h"]).await;
     assert!(ok);
     let after: jiff::Timestamp = json(&out)["simulatedTime"]
         .as_str()
@@ -51,7 +65,7 @@ async fn status_advance_and_reset() {
         "moved {moved} s"
     );
 
-    let (ok, out, _) = run(&home, &["reset", "--cash", "5000.50"]).await;
+    let (ok, out, _) = run(&home, &credentials, &["reset", "--cash", "5000.50"]).await;
     assert!(ok);
     let s = json(&out);
     for a in s["accounts"].as_array().expect("accounts") {
@@ -65,8 +79,10 @@ async fn status_advance_and_reset() {
         vec!["reset", "--cash", "-1"],
         vec!["reset", "--cash", "lots"],
     ] {
-        let (ok, _, err) = run(&home, &bad).await;
+        let (ok, _, err) = run(&home, &credentials, &bad).await;
         assert!(!ok, "{bad:?} is refused");
         assert!(!err.trim().is_empty(), "{bad:?} explains itself");
     }
+    let scanned = credentials.canaries.assert_absent_in_dir(home.path());
+    assert!(scanned >= 2, "the config and the book: {scanned}");
 }

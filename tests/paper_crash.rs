@@ -1,34 +1,28 @@
 //! Crash safety of the paper broker: bursts of orders with the server killed (SIGKILL) at
 //! random moments (each once the round's burst is under way). After each restart every acknowledged order exists exactly once, and
-//! cash and positions reconcile with the transaction ledger to the cent.
+//! cash and positions reconcile with the transaction ledger to the cent. The machine holds
+//! canary E*TRADE credentials for the profile, which appear in no log, output or state file.
 
 mod common;
 
-use common::paper::{dec, into_session, paper_cli};
-use common::{call, client_info, command, payload};
-use rmcp::ServiceExt;
-use rmcp::model::ProtocolVersion;
-use rmcp::transport::TokioChildProcess;
+use common::paper::{PaperCredentials, dec, into_session};
+use common::{call, payload};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 const SYMBOLS: [&str; 3] = ["AAPL", "MSFT", "IBM"];
 
-async fn start(home: &tempfile::TempDir) -> (common::Client, u32) {
-    let cmd = command(home, &["serve", "--allow-trading"]);
-    let (transport, _) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let pid = transport.id().expect("pid");
-    let client = client_info(ProtocolVersion::V_2025_11_25)
-        .serve(transport)
-        .await
-        .expect("initialize");
-    (client, pid)
+/// A server on the canary profile (see tests/common/paper.rs), logging at debug into the
+/// state folder; returns the client, the process and its pid.
+async fn start(
+    home: &tempfile::TempDir,
+    credentials: &PaperCredentials,
+) -> (common::Client, tokio::process::Child, u32) {
+    let (client, child) = credentials.serve(home, &["--allow-trading"]).await;
+    let pid = child.id().expect("pid");
+    (client, child, pid)
 }
 
 async fn data(client: &common::Client, tool: &str, args: Value) -> Option<Value> {
@@ -64,12 +58,17 @@ fn jitter(max: u64) -> u64 {
 #[tokio::test]
 async fn acknowledged_orders_survive_kill_9_exactly_once() {
     let home = common::home();
-    paper_cli(&home, &["advance", &format!("{}s", into_session())]).await;
+    let credentials = PaperCredentials::install(&home);
+    credentials
+        .cli(&home, &["advance", &format!("{}s", into_session())])
+        .await;
+    let mut killed_servers = Vec::new();
     let acknowledged: Arc<Mutex<BTreeSet<i64>>> = Arc::default();
     let mut key = String::new();
 
     for round in 0..4 {
-        let (client, pid) = start(&home).await;
+        let (client, child, pid) = start(&home, &credentials).await;
+        killed_servers.push(child);
         let client = Arc::new(client);
         if key.is_empty() {
             let a = data(&client, "list_accounts", json!({}))
@@ -133,7 +132,7 @@ async fn acknowledged_orders_survive_kill_9_exactly_once() {
         }
     }
 
-    let (client, _) = start(&home).await;
+    let (client, _server, _) = start(&home, &credentials).await;
     let orders = all_pages(&client, "list_orders", &key, "orders").await;
     let mut seen = BTreeMap::new();
     for o in &orders {
@@ -211,6 +210,10 @@ async fn acknowledged_orders_survive_kill_9_exactly_once() {
     }
     held.retain(|_, q| !q.is_zero());
     assert_eq!(positions, held, "positions = Σ fills per symbol");
+    // Secret canaries: nothing in the book written under kill -9, the trading database,
+    // the debug logs of all five servers or the copy of everything they sent.
+    credentials.assert_clean(&home);
+    drop(killed_servers);
     println!(
         "acknowledged {} orders over 4 kills; {} listed; {} transactions",
         acked.len(),

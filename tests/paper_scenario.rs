@@ -1,10 +1,11 @@
 //! The paper broker through MCP, as a user meets it: quotes → preview → market buy →
 //! position and cash exact → a limit sell rests → simulated time advances → it fills →
-//! the transaction history shows both, and the cash ledger adds up to the cent.
+//! the transaction history shows both, and the cash ledger adds up to the cent. The machine
+//! holds canary E*TRADE credentials for the profile throughout (see tests/common/paper.rs).
 
 mod common;
 
-use common::paper::{Paper, dec, paper_cli};
+use common::paper::{Paper, dec};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
@@ -28,6 +29,9 @@ async fn quotes_preview_buy_rest_advance_fill_history() {
     let status = p.ok("server_status", json!({})).await;
     assert_eq!(status["environment"], "paper");
     assert_eq!(status["market_data"]["source"], "simulated");
+    // The harness's canary sandbox login is two days old: the live path is set up, but an
+    // expired login never reaches E*TRADE and the simulator serves every quote.
+    assert_eq!(status["market_data"]["live_quotes"], "etrade_sandbox");
 
     let accounts = p.ok("list_accounts", json!({})).await;
     let key = accounts["accounts"][0]["accountIdKey"]
@@ -119,7 +123,7 @@ async fn quotes_preview_buy_rest_advance_fill_history() {
     let mut filled = false;
     for _ in 0..30 {
         p.stop().await;
-        paper_cli(&p.home, &["advance", "6h"]).await;
+        p.cli(&["advance", "6h"]).await;
         p.restart().await;
         let done = p
             .ok(

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod canary;
 pub mod paper;
 pub mod sandbox;
 
@@ -73,11 +74,93 @@ pub async fn stdio_client_with(
         .expect("initialize over stdio")
 }
 
+/// A stdio server whose stdout — every MCP message it sends — is also appended, byte for
+/// byte, to `stdout_copy` (for the canary scan). The caller keeps the child: dropping it
+/// kills the server; [`stop_stdio_server`] shuts it down gracefully.
+pub async fn stdio_client_recorded(
+    home: &tempfile::TempDir,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+    stderr: Stdio,
+    stdout_copy: &std::path::Path,
+) -> (Client, tokio::process::Child) {
+    let mut args = vec!["serve"];
+    args.extend_from_slice(extra);
+    let mut cmd = command(home, &args);
+    cmd.envs(envs.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr);
+    let mut child = cmd.spawn().expect("spawn etrade serve");
+    let stdout = child.stdout.take().expect("stdout piped");
+    let stdin = child.stdin.take().expect("stdin piped");
+    let copy = canary::log_file(
+        stdout_copy.parent().expect("a folder"),
+        &stdout_copy
+            .file_name()
+            .expect("a file name")
+            .to_string_lossy(),
+    );
+    let client = client_info(ProtocolVersion::V_2025_11_25)
+        .serve((
+            Tee {
+                inner: stdout,
+                copy,
+            },
+            stdin,
+        ))
+        .await
+        .expect("initialize over stdio");
+    (client, child)
+}
+
+/// The MCP stdio shutdown: close the server's stdin, wait for it to exit (10 s), else kill.
+pub async fn stop_stdio_server(client: Client, mut child: tokio::process::Child) {
+    let _ = client.cancel().await;
+    if tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+}
+
+/// Reads from `inner`, appending a copy of every byte to `copy`.
+struct Tee<R> {
+    inner: R,
+    copy: std::fs::File,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Tee<R> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::io::Write;
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = &polled {
+            let _ = this.copy.write_all(&buf.filled()[before..]);
+        }
+        polled
+    }
+}
+
 /// A running `etrade serve --transport http` and the URL of its `/mcp` endpoint.
 pub struct HttpServer {
     pub child: tokio::process::Child,
     pub url: String,
     pub _home: tempfile::TempDir,
+    /// Everything the server wrote to stderr so far.
+    pub stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl HttpServer {
+    pub fn stderr_text(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
 }
 
 pub async fn http_server(extra: &[&str]) -> HttpServer {
@@ -86,6 +169,14 @@ pub async fn http_server(extra: &[&str]) -> HttpServer {
 
 /// Start the server on an ephemeral loopback port; `Err(stderr)` when it exits instead.
 pub async fn try_http_server(extra: &[&str]) -> Result<HttpServer, String> {
+    try_http_server_with(extra, &[]).await
+}
+
+/// Like [`try_http_server`], with extra environment variables (e.g. a debug log level).
+pub async fn try_http_server_with(
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Result<HttpServer, String> {
     let home = home();
     let mut args = vec!["serve", "--transport", "http"];
     if !extra.contains(&"--listen") {
@@ -93,6 +184,7 @@ pub async fn try_http_server(extra: &[&str]) -> Result<HttpServer, String> {
     }
     args.extend_from_slice(extra);
     let mut cmd = command(&home, &args);
+    cmd.envs(envs.iter().copied());
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn etrade serve");
     let stderr = child.stderr.take().expect("stderr piped");
@@ -113,12 +205,26 @@ pub async fn try_http_server(extra: &[&str]) -> Result<HttpServer, String> {
     .flatten();
     match found {
         Some(url) => {
-            // Keep draining stderr so the server never blocks on a full pipe.
-            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            // Keep draining stderr (kept for the canary scan) so the server never blocks on
+            // a full pipe.
+            let kept = std::sync::Arc::new(std::sync::Mutex::new(seen));
+            let sink = kept.clone();
+            tokio::spawn(async move {
+                while let Ok(Some(line)) = lines.next_line().await {
+                    // Bounded, for the load tests; a canary scan reads far less.
+                    if let Ok(mut s) = sink.lock()
+                        && s.len() < 16 << 20
+                    {
+                        s.push_str(&line);
+                        s.push('\n');
+                    }
+                }
+            });
             Ok(HttpServer {
                 child,
                 url,
                 _home: home,
+                stderr: kept,
             })
         }
         None => {

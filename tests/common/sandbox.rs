@@ -1,7 +1,14 @@
 //! A real `etrade serve --environment sandbox` over stdio, pointed at an in-process fake
 //! E*TRADE server, with an access token already in the kernel keyring (profile unique to
 //! the test). For read-tool tests.
+//!
+//! Secret canaries: the consumer secret, the access token and its secret are looked for in
+//! every tool output (`call`) and, when the sandbox is dropped (unless the test already
+//! failed), in every file of its state folder, which holds the server's debug log
+//! (`server-stderr.log`, `ETRADE_MCP_LOG=debug`), a byte-for-byte copy of its stdout — every
+//! MCP message it sent (`server-stdout.log`) — and the state files (trading database, locks).
 
+use super::canary::{Canaries, DEBUG_LOG, log_file};
 use super::*;
 use fake_etrade::{FakeConfig, FakeEtrade};
 use runtime::config::Environment;
@@ -12,6 +19,10 @@ use runtime::credentials::{
 pub const CONSUMER_KEY: &str = "ckCANARYreads01";
 pub const CONSUMER_SECRET: &str = "CANARY-reads-secret/+=cafe";
 
+/// The server's stderr (its debug log) and the copy of its stdout, in the state folder.
+pub const STDERR_LOG: &str = "server-stderr.log";
+pub const STDOUT_LOG: &str = "server-stdout.log";
+
 pub struct Sandbox {
     pub fake: FakeEtrade,
     pub client: Client,
@@ -19,6 +30,9 @@ pub struct Sandbox {
     key: CredentialKey,
     pub token: String,
     pub token_secret: String,
+    canaries: Canaries,
+    /// The server process (killed when the sandbox is dropped).
+    _server: tokio::process::Child,
 }
 
 impl Sandbox {
@@ -67,14 +81,25 @@ impl Sandbox {
             ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
             ("ETRADE_MCP_RATE_SCALE", "1000"),
             ("ETRADE_MCP_HTTP_TIMEOUT_MS", "3000"),
-            ("ETRADE_MCP_LOG", "debug"),
+            DEBUG_LOG,
         ];
-        // The server's debug log goes into the state folder, which the canary scan at
-        // drop reads along with every state file.
-        let log = std::fs::File::create(home.path().join("server-stderr.log")).expect("log file");
+        // The server's debug log and a copy of its stdout go into the state folder, which
+        // the canary scan at drop reads along with every state file.
+        let log = log_file(home.path(), STDERR_LOG);
         let mut args = vec!["--profile", profile.as_str()];
         args.extend_from_slice(flags);
-        let client = stdio_client_with(&home, &args, &envs, Stdio::from(log)).await;
+        let (client, server) = stdio_client_recorded(
+            &home,
+            &args,
+            &envs,
+            Stdio::from(log),
+            &home.path().join(STDOUT_LOG),
+        )
+        .await;
+        let canaries = Canaries::new()
+            .with("consumer secret", CONSUMER_SECRET)
+            .with("access token", &pair.token)
+            .with("access token secret", &pair.secret);
         Sandbox {
             fake,
             client,
@@ -82,7 +107,14 @@ impl Sandbox {
             key,
             token: pair.token,
             token_secret: pair.secret,
+            canaries,
+            _server: server,
         }
+    }
+
+    /// The secrets this sandbox runs with.
+    pub fn canaries(&self) -> &Canaries {
+        &self.canaries
     }
 
     /// Call a tool; returns (isError, payload), checking the payload against the tool's
@@ -103,14 +135,8 @@ impl Sandbox {
             problems.is_empty(),
             "{tool} payload fits its outputSchema: {problems:?}\n{p}"
         );
-        let text = p.to_string();
-        for s in [
-            CONSUMER_SECRET,
-            self.token.as_str(),
-            self.token_secret.as_str(),
-        ] {
-            assert!(!text.contains(s), "{tool}: a secret reached the output");
-        }
+        self.canaries
+            .assert_absent_in_str(&format!("the output of {tool}"), &p.to_string());
         if r.is_error != Some(true) {
             assert_no_json_floats(&p["data"], tool);
         }
@@ -141,38 +167,22 @@ impl Sandbox {
 
 impl Sandbox {
     /// Canary scan: no secret (consumer secret, access token or its secret, raw or
-    /// percent-encoded) in any file of the state folder — the trading database, the paper
-    /// book, lock files, the server's debug log.
+    /// percent-encoded) in any file of the state folder — the server's debug log and stdout
+    /// copy, the trading database, the paper book, lock files.
     fn assert_no_secrets_on_disk(&self) {
-        let secrets = [
-            CONSUMER_SECRET,
-            self.token.as_str(),
-            self.token_secret.as_str(),
-        ];
-        let mut stack = vec![self.home.path().to_path_buf()];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let path = e.path();
-                if path.is_dir() {
-                    stack.push(path);
-                    continue;
-                }
-                let bytes = std::fs::read(&path).unwrap_or_default();
-                for s in secrets {
-                    let encoded = runtime::oauth::encode(s);
-                    for needle in [s.as_bytes(), encoded.as_bytes()] {
-                        assert!(
-                            !bytes.windows(needle.len()).any(|w| w == needle),
-                            "a secret reached {}",
-                            path.display()
-                        );
-                    }
-                }
-            }
+        let log = std::fs::read(self.home.path().join(STDERR_LOG)).unwrap_or_default();
+        assert!(!log.is_empty(), "the server's stderr is really captured");
+        // Not a secret, but not for logs either: at debug level, account data (an account
+        // key from the arguments, any tool result) stays out of the server's log.
+        for data in ["JIdOIAcSpwR1Jva7RQBraQ", "structuredContent"] {
+            assert!(
+                !log.windows(data.len()).any(|w| w == data.as_bytes()),
+                "account data ({data}) in the server's debug log"
+            );
         }
+        let out = std::fs::read(self.home.path().join(STDOUT_LOG)).unwrap_or_default();
+        assert!(!out.is_empty(), "the server's stdout is really copied");
+        self.canaries.assert_absent_in_dir(self.home.path());
     }
 }
 
