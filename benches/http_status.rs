@@ -14,7 +14,11 @@
 //! - `BENCH_CLIENTS` — concurrent sessions (default 32, 1..=256).
 //! - `BENCH_ETRADE_BIN` — path of the `etrade` binary to measure instead of the one Cargo built.
 //!
-//! Exits non-zero when any call failed, timed out or returned `isError: true`.
+//! Exits non-zero when any call failed, timed out or returned `isError: true`. The last lines
+//! are `REPORT` summary lines for `benches/run-all` (see `benches/support/report.rs`).
+
+#[path = "support/report.rs"]
+mod summary;
 
 use axum::serve::ListenerExt;
 use rmcp::model::{
@@ -268,6 +272,13 @@ async fn bench_main() -> ExitCode {
         o.latencies.sort_unstable();
         o.calls = o.latencies.len();
     }
+    let idle_figures: Vec<Idle> = targets
+        .iter()
+        .map(|t| Idle {
+            startup_ms: ms(t.startup),
+            rss_mib: mib(t.idle_rss_kib),
+        })
+        .collect();
     stop(bare).await;
     stop(etrade).await;
     if let Some(t) = fastmcp {
@@ -276,6 +287,7 @@ async fn bench_main() -> ExitCode {
     drop(home);
 
     report(&outcomes);
+    summarize(&settings, &outcomes, &idle_figures);
     let failed: usize = outcomes.iter().map(|o| o.errors).sum();
     if failed > 0 {
         for o in &outcomes {
@@ -525,6 +537,59 @@ fn report(outcomes: &[Outcome]) {
                 etrade.percentile_ms(50.0) / py.percentile_ms(50.0),
                 etrade.percentile_ms(99.0) / py.percentile_ms(99.0)
             );
+        }
+    }
+}
+
+/// Startup and idle memory of one target.
+struct Idle {
+    startup_ms: f64,
+    rss_mib: f64,
+}
+
+/// The `REPORT` lines: etrade against the bare rmcp server and against FastMCP (or `skipped`).
+/// `outcomes` and `idle` are in target order: bare, etrade, then FastMCP when it ran.
+fn summarize(settings: &Settings, outcomes: &[Outcome], idle: &[Idle]) {
+    let (Some(bare), Some(etrade)) = (outcomes.first(), outcomes.get(1)) else {
+        return;
+    };
+    let fastmcp = outcomes.get(2).zip(idle.get(2));
+    type Figure = fn(&Outcome, &Idle) -> f64;
+    let figures: [(String, &str, Figure); 5] = [
+        (
+            format!("tools/call throughput, {} clients", settings.clients),
+            "calls/s",
+            |o, _| o.throughput(),
+        ),
+        (
+            format!("tools/call p50 latency, {} clients", settings.clients),
+            "ms",
+            |o, _| o.percentile_ms(50.0),
+        ),
+        (
+            format!("tools/call p99 latency, {} clients", settings.clients),
+            "ms",
+            |o, _| o.percentile_ms(99.0),
+        ),
+        ("startup (spawn to listening)".into(), "ms", |_, i| {
+            i.startup_ms
+        }),
+        ("idle RSS".into(), "MiB", |_, i| i.rss_mib),
+    ];
+    for (measure, unit, figure) in &figures {
+        let ours = figure(etrade, &idle[1]);
+        summary::report(
+            measure,
+            ours,
+            unit,
+            "bare rmcp server",
+            figure(bare, &idle[0]),
+        );
+        match fastmcp {
+            Some((o, i)) => {
+                summary::report(measure, ours, unit, "Python FastMCP server", figure(o, i))
+            }
+            None => summary::report_skipped(measure, ours, unit, "Python FastMCP server"),
         }
     }
 }

@@ -6,7 +6,11 @@
 //! Orders alternate buy and sell, so the position stays at one lot and the figure does not
 //! drift with a position growing thousands of lots (whose record is rewritten per fill).
 //!
-//! Run: `cargo bench --bench paper` (env `BENCH_ITERS`, default 500).
+//! Run: `cargo bench --bench paper` (env `BENCH_ITERS`, default 500). The last line is a
+//! `REPORT` summary line for `benches/run-all`.
+
+#[path = "support/report.rs"]
+mod summary;
 
 use redb::{Database, TableDefinition};
 use runtime::paper::book::{PaperBook, PaperConfig};
@@ -99,5 +103,12 @@ fn main() {
     println!(
         "ratio paper/bare time: {:.2}x",
         p.as_secs_f64() / b.as_secs_f64()
+    );
+    summary::report(
+        "durable paper placements (preview + filled place)",
+        total / p.as_secs_f64(),
+        "placements/s",
+        "bare redb, 2 durable txns",
+        total / b.as_secs_f64(),
     );
 }

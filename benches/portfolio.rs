@@ -4,6 +4,10 @@
 //! client alone (no MCP, no model, no envelope). Also reports the server's peak RSS.
 //!
 //! Run: `cargo bench --bench portfolio` (`BENCH_POSITIONS`, default 10000; `BENCH_CALLS`, 5).
+//! The last lines are `REPORT` summary lines for `benches/run-all`.
+
+#[path = "support/report.rs"]
+mod summary;
 
 use fake_etrade::{FakeConfig, FakeEtrade};
 use rmcp::ServiceExt;
@@ -206,5 +210,19 @@ async fn main() {
         bytes as f64 / 1_048_576.0,
         idle_rss as f64 / 1024.0,
         peak_rss as f64 / 1024.0
+    );
+    summary::report(
+        &format!("get_portfolio, one {positions}-position page, end to end"),
+        e2e_m.as_secs_f64() * 1000.0,
+        "ms",
+        "signed fetch + JSON parse",
+        raw_m.as_secs_f64() * 1000.0,
+    );
+    summary::report(
+        &format!("etrade serve peak RSS over {calls} such calls"),
+        peak_rss as f64 / 1024.0,
+        "MiB",
+        "same server idle",
+        idle_rss as f64 / 1024.0,
     );
 }

@@ -5,7 +5,11 @@
 //!
 //! The store opens the database for every operation (several `etrade serve` processes share
 //! one file, and redb allows one open handle per file), so the ratio shows what that sharing
-//! costs. Run: `cargo bench --bench trading` (env `BENCH_ITERS`, default 300).
+//! costs. Run: `cargo bench --bench trading` (env `BENCH_ITERS`, default 300). The last line
+//! is a `REPORT` summary line for `benches/run-all`.
+
+#[path = "support/report.rs"]
+mod summary;
 
 use jiff::Timestamp;
 use redb::{Database, TableDefinition};
@@ -163,5 +167,12 @@ fn main() {
     println!(
         "ratio journaled/bare time: {:.2}x",
         j.as_secs_f64() / b.as_secs_f64()
+    );
+    summary::report(
+        "journaled placements (claim + outcome)",
+        rate(j),
+        "placements/s",
+        "bare redb, 2 durable txns",
+        rate(b),
     );
 }

@@ -2,8 +2,11 @@
 //! validator, next to the `jsonschema` crate collecting every error for the same input
 //! against the advertised inputSchema, in the same run.
 //!
-//! Run: `cargo bench --bench validation` (env `BENCH_ITERS`, default 20000).
+//! Run: `cargo bench --bench validation` (env `BENCH_ITERS`, default 20000). The last line is a
+//! `REPORT` summary line for `benches/run-all`.
 
+#[path = "support/report.rs"]
+mod summary;
 #[path = "../tests/support/tables.rs"]
 mod tables;
 
@@ -77,5 +80,12 @@ fn main() {
     println!(
         "ratio runtime/jsonschema: {:.2}",
         ours.as_secs_f64() / theirs.as_secs_f64()
+    );
+    summary::report(
+        &format!("validate a worst-case input ({reference_problems} schema errors)"),
+        ours.as_secs_f64() * 1e6,
+        "µs",
+        "jsonschema 0.61 iter_errors",
+        theirs.as_secs_f64() * 1e6,
     );
 }
