@@ -18,7 +18,7 @@
 mod common;
 
 use common::sandbox::Sandbox;
-use fake_etrade::{EndpointPattern, FakeConfig, Fault, OauthProblem};
+use fake_etrade::{EndpointPattern, FakeConfig, Fault, OauthProblem, RecordedRequest};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -253,14 +253,18 @@ fn expected(kind: Kind, fault: Fault) -> Expect {
     }
 }
 
-/// The requests the fake received on `pattern`.
-fn on_wire(s: &Sandbox, pattern: &str) -> usize {
+/// The requests the fake received on `pattern`, in arrival order.
+fn requests_on(s: &Sandbox, pattern: &str) -> Vec<RecordedRequest> {
     let pattern = EndpointPattern::parse(pattern).expect("pattern");
     s.fake
         .requests()
-        .iter()
+        .into_iter()
         .filter(|r| pattern.matches(&r.method, &r.endpoint))
-        .count()
+        .collect()
+}
+
+fn on_wire(s: &Sandbox, pattern: &str) -> usize {
+    requests_on(s, pattern).len()
 }
 
 fn order(limit_price: &str) -> Value {
@@ -303,8 +307,7 @@ enum Target {
 }
 
 /// Arguments for one row of `tool`, after doing what the row needs first (a preview to
-/// place, an open order to cancel or change). Every setup ends with a successful broker
-/// call, so the faulted request goes out on a kept-alive connection as a real one would.
+/// place, an open order to cancel or change).
 async fn prepare(s: &Sandbox, tool: &str) -> (Value, Target) {
     let args = match tool {
         "server_status" => json!({}),
@@ -361,8 +364,6 @@ async fn prepare(s: &Sandbox, tool: &str) -> (Value, Target) {
             );
         }
         "delete_alerts" => {
-            let alerts = ok(s, "list_alerts", json!({})).await;
-            assert!(alerts.is_object(), "{alerts}");
             let id = *s.fake.alert_ids().first().expect("an alert left");
             return (json!({"alert_ids": [id]}), Target::Alert(id));
         }
@@ -408,9 +409,23 @@ fn short(code: &str) -> &str {
     }
 }
 
+/// The fake refuses before reading only on a new connection (on a kept-alive one the request
+/// has already arrived, which is `reset_unread`), so the server's pooled connection is
+/// dropped first: a read whose answer is cut makes its client discard the connection.
+async fn drop_pooled_connection(s: &Sandbox) {
+    s.fake
+        .inject_fault("GET /v1/user/alerts", Fault::ResetBeforeResponse, Some(1));
+    let (err, p) = s.call("list_alerts", json!({})).await;
+    assert!(err && p["error"]["code"] == "transport_error", "{p}");
+}
+
 async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cell {
     let want = expected(case.kind, fault);
     let (args, target) = prepare(s, case.tool).await;
+    let refuse = matches!(fault, Fault::Refuse) && case.kind != Kind::Local;
+    if refuse {
+        drop_pooled_connection(s).await;
+    }
     let journal_before = match case.kind {
         Kind::Preview => journal_len(s).await,
         _ => 0,
@@ -421,6 +436,9 @@ async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cel
     s.fake.inject_fault(case.pattern, fault, Some(1));
     let (err, p) = s.call(case.tool, args).await;
     let sent = on_wire(s, case.pattern) - wire_before;
+    let refused_unread = requests_on(s, case.pattern)
+        .get(wire_before)
+        .is_some_and(|r| r.consumer_key.is_none());
     let sent_any = s.fake.requests().len() - all_before;
     let armed = s.fake.faults().len();
     s.fake.clear_faults();
@@ -448,6 +466,9 @@ async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cel
         }
         if armed != 0 {
             problems.push("the fault never hit the tool's request".into());
+        }
+        if refuse && !refused_unread {
+            problems.push("not refused before the request was read".into());
         }
     }
     if err {
@@ -530,7 +551,9 @@ async fn run_tool(case: &'static ToolCase) -> Vec<Cell> {
     cells
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+// More workers than cores: the fakes answer on this runtime, and the harness's blocking work
+// (schema checks, canary scans) must not hold them past the server's 3 s deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 6)]
 async fn every_tool_under_every_fault() {
     let catalog: Vec<&str> = etrade_mcp::generated::CATALOG
         .tools

@@ -813,12 +813,12 @@ async fn slow_client(
             }
             Slow::StalledHead => tcp.write_all(&head.as_bytes()[..40]).await.map_err(w)?,
         }
-        Ok::<_, String>((tcp, sent))
+        Ok::<_, String>((tcp, sent, Instant::now()))
     }
     .await;
     // Everyone reaches the barrier, even a client that failed to set up.
     ready.wait().await;
-    let (mut tcp, mut sent) = setup?;
+    let (mut tcp, mut sent, head_sent) = setup?;
     if kind == Slow::Trickle {
         // Never finish before release: at most all but the last byte.
         while sent + 1 < body.len() {
@@ -845,7 +845,10 @@ async fn slow_client(
         // A slow body is still a valid request: finish it and it is served.
         tcp.write_all(&body[sent..]).await.map_err(w)?;
         let status = read_status(&mut tcp, REQUEST_TIMEOUT).await?;
-        if status != 200 {
+        // On a machine so loaded that the normal clients took longer than the body
+        // deadline, the deadline answering is the server doing its job.
+        let late = head_sent.elapsed() >= runtime::http::BODY_READ_TIMEOUT;
+        if status != 200 && !(status == 408 && late) {
             return Err(format!("trickled initialize finally got {status}"));
         }
     }

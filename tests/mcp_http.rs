@@ -14,8 +14,8 @@ const TOKEN: &str = "CANARY-http-bearer-token-7f3a";
 const OTHER_TOKEN: &str = "CANARY-http-bearer-token-9c2e";
 
 /// The server's stderr (at debug level) and state folder hold no bearer token.
-fn assert_token_absent(server: &HttpServer, canaries: &Canaries) {
-    let stderr = server.stderr_text();
+async fn assert_token_absent(server: &mut HttpServer, canaries: &Canaries) {
+    let stderr = server.stop_for_stderr().await;
     assert!(stderr.contains("DEBUG"), "debug log captured: {stderr}");
     canaries.assert_absent_in_str("the server's stderr", &stderr);
     canaries.assert_absent_in_dir(server._home.path());
@@ -69,7 +69,7 @@ async fn token_is_required_when_configured() {
     let mut file = tempfile::NamedTempFile::new().expect("token file");
     writeln!(file, "{TOKEN}").expect("write token");
     let path = file.path().to_string_lossy().to_string();
-    let server = try_http_server_with(&["--http-token-file", &path], &[DEBUG_LOG])
+    let mut server = try_http_server_with(&["--http-token-file", &path], &[DEBUG_LOG])
         .await
         .expect("server started");
     let canaries = Canaries::new().with("bearer token", TOKEN);
@@ -126,7 +126,7 @@ async fn token_is_required_when_configured() {
         canaries.assert_absent_in_str(tool, &payload(&r).to_string());
     }
     client.cancel().await.expect("close");
-    assert_token_absent(&server, &canaries);
+    assert_token_absent(&mut server, &canaries).await;
 }
 
 #[tokio::test]
@@ -172,7 +172,7 @@ async fn non_loopback_bind_with_token_starts_and_requires_it() {
         &[DEBUG_LOG],
     )
     .await;
-    let server = match server {
+    let mut server = match server {
         Ok(s) => s,
         Err(stderr) => panic!("should start with a token: {stderr}"),
     };
@@ -201,5 +201,5 @@ async fn non_loopback_bind_with_token_starts_and_requires_it() {
         .expect("send");
     assert_eq!(ok.status().as_u16(), 200);
     canaries.assert_absent_in_str("a 200 body", &ok.text().await.expect("body"));
-    assert_token_absent(&server, &canaries);
+    assert_token_absent(&mut server, &canaries).await;
 }

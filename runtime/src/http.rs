@@ -194,9 +194,16 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
     let read = axum::body::to_bytes(body, guard.max_body_bytes);
     let bytes = match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
         Ok(Ok(bytes)) => bytes,
-        // Over the limit (or a client that broke off mid-body, which never sees this).
-        Ok(Err(_)) => {
+        Ok(Err(e)) if over_limit(&e) => {
             return (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response();
+        }
+        // Broken framing, or a client that broke off mid-body (which never sees this).
+        Ok(Err(_)) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the body could not be read",
+            )
+                .into_response();
         }
         Err(_) => {
             let mut r = (
@@ -211,6 +218,18 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
     };
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
+}
+
+/// Whether a body-read error is the size limit (`to_bytes` wraps http-body-util's error).
+fn over_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
 }
 
 /// Loopback origins on any port; anything else (including `null`) is refused.

@@ -18,13 +18,26 @@ pub fn init() {
 const DEFAULT: &str = "info,rmcp=warn";
 
 /// rmcp logs every MCP message at debug — tool arguments and results, i.e. account keys,
-/// balances, positions and orders — so `ETRADE_MCP_LOG=debug` keeps rmcp at warn unless the
-/// directive names rmcp itself (`debug,rmcp=debug` is an explicit opt-in).
+/// balances, positions and orders — so a directive whose global level is info or more
+/// verbose gets `rmcp=warn` added, unless it sets a level for `rmcp` itself
+/// (`debug,rmcp=debug` is an explicit opt-in; `rmcp::transport=debug` alone is not, and
+/// EnvFilter's most specific target wins, so it still applies under the added `rmcp=warn`).
 fn directives(env: Option<&str>) -> String {
-    match env.map(str::trim) {
-        None | Some("") => DEFAULT.to_string(),
-        Some(d) if d.split(',').any(|part| part.trim().starts_with("rmcp")) => d.to_string(),
-        Some(d) => format!("{d},rmcp=warn"),
+    let d = env.map(str::trim).unwrap_or_default();
+    if d.is_empty() {
+        return DEFAULT.to_string();
+    }
+    let parts: Vec<&str> = d.split(',').map(str::trim).collect();
+    let sets_rmcp = parts
+        .iter()
+        .any(|p| p.split_once('=').is_some_and(|(t, _)| t.trim() == "rmcp"));
+    let verbose = parts.iter().any(|p| {
+        !p.contains('=') && matches!(p.to_ascii_lowercase().as_str(), "info" | "debug" | "trace")
+    });
+    if sets_rmcp || !verbose {
+        d.to_string()
+    } else {
+        format!("{d},rmcp=warn")
     }
 }
 
@@ -33,7 +46,7 @@ mod tests {
     use super::directives;
 
     #[test]
-    fn rmcp_stays_at_warn_unless_named() {
+    fn rmcp_stays_at_warn_unless_set() {
         assert_eq!(directives(None), "info,rmcp=warn");
         assert_eq!(directives(Some(" ")), "info,rmcp=warn");
         assert_eq!(directives(Some("debug")), "debug,rmcp=warn");
@@ -45,6 +58,15 @@ mod tests {
         assert_eq!(
             directives(Some("rmcp::service=trace")),
             "rmcp::service=trace"
+        );
+        // Asking for less never turns rmcp up.
+        assert_eq!(directives(Some("error")), "error");
+        assert_eq!(directives(Some("off")), "off");
+        assert_eq!(directives(Some("warn")), "warn");
+        // A sub-target is not an opt-in for the rest of rmcp.
+        assert_eq!(
+            directives(Some("debug,rmcp::transport=debug")),
+            "debug,rmcp::transport=debug,rmcp=warn"
         );
     }
 }

@@ -4,7 +4,7 @@
 //! Properties: no parser panics; a body a model accepts serializes with no JSON float (money
 //! stays decimal strings); the error-body sniffer takes any text.
 //!
-//! Short run by default; a long run: `ETRADE_FUZZ_CASES=200000 cargo test -p etrade-runtime
+//! Short run by default; a long run: `ETRADE_FUZZ_CASES=100000 cargo test -p etrade-runtime
 //! --release --test fuzz_wire`.
 
 use proptest::prelude::*;

@@ -702,11 +702,16 @@ fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, Stri
     let local = midpoint(started, jiff::Timestamp::now());
     // The regular client does not expose response headers, so E*TRADE's clock comes from a
     // second, unsigned request; the skew is judged against that request's own midpoint.
-    let before_date = jiff::Timestamp::now();
-    let date = rt.block_on(http.server_date()).ok().flatten();
-    let date_local = midpoint(before_date, jiff::Timestamp::now());
-    // Shift the reading onto the signed request's local time, so one `local` serves both.
-    let date = date.and_then(|d| d.checked_sub(date_local.duration_since(local)).ok());
+    // Not when the host could not be reached: that would only double the wait.
+    let date = if matches!(result, Err(BrokerFailure::Transport(_))) {
+        None
+    } else {
+        let before_date = jiff::Timestamp::now();
+        let date = rt.block_on(http.server_date()).ok().flatten();
+        let date_local = midpoint(before_date, jiff::Timestamp::now());
+        // Shift the reading onto the signed request's local time, so one `local` serves both.
+        date.and_then(|d| d.checked_sub(date_local.duration_since(local)).ok())
+    };
     Ok(match result {
         Ok(_) => Probe::from_text(local, date, ""),
         Err(f) => {

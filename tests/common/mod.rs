@@ -155,11 +155,25 @@ pub struct HttpServer {
     pub _home: tempfile::TempDir,
     /// Everything the server wrote to stderr so far.
     pub stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    /// The task copying stderr into `stderr`; it ends at the pipe's end.
+    drain: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl HttpServer {
     pub fn stderr_text(&self) -> String {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// Stops the server and returns everything it wrote to stderr, to the last line (the
+    /// drain may lag behind a running server, so a scan of `stderr_text` could miss the
+    /// lines of the last calls).
+    pub async fn stop_for_stderr(&mut self) -> String {
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+        if let Some(drain) = self.drain.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(10), drain).await;
+        }
+        self.stderr_text()
     }
 }
 
@@ -209,7 +223,7 @@ pub async fn try_http_server_with(
             // a full pipe.
             let kept = std::sync::Arc::new(std::sync::Mutex::new(seen));
             let sink = kept.clone();
-            tokio::spawn(async move {
+            let drain = tokio::spawn(async move {
                 while let Ok(Some(line)) = lines.next_line().await {
                     // Bounded, for the load tests; a canary scan reads far less.
                     if let Ok(mut s) = sink.lock()
@@ -225,6 +239,7 @@ pub async fn try_http_server_with(
                 url,
                 _home: home,
                 stderr: kept,
+                drain: Some(drain),
             })
         }
         None => {
