@@ -159,7 +159,16 @@ async fn broken_config_fails_with_file_line_and_column() {
 
 #[tokio::test]
 async fn sandbox_without_credentials_says_to_log_in() {
+    let fake = FakeEtrade::start(FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET)).await;
     let home = home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "[profiles.default]\napi_base_url = \"{}\"\n",
+            fake.base_url()
+        ),
+    )
+    .expect("config");
     let run = doctor(&home, &["--environment", "sandbox"], &[]).await;
     assert!(!run.success, "{}", run.stdout);
     let line = run.line("credentials");
@@ -168,7 +177,33 @@ async fn sandbox_without_credentials_says_to_log_in() {
         line.contains("Next: etrade auth login --environment sandbox --profile default"),
         "{line}"
     );
+    // No login yet, but the clock is still checked: E*TRADE's Date on an unsigned request.
+    let line = run.line("clock");
+    assert!(line.starts_with("ok"), "{line}");
+    assert!(line.contains("unsigned request"), "{line}");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert_eq!(requests[0].consumer_key, None, "nothing signed");
+
+    // E*TRADE's clock ten minutes ahead of ours: a failure, with the fix.
+    fake.advance_clock(std::time::Duration::from_secs(600));
+    let run = doctor(&home, &["--environment", "sandbox"], &[]).await;
+    let line = run.line("clock");
+    assert!(line.starts_with("FAIL"), "{line}");
+    assert!(line.contains("Next: fix the system clock"), "{line}");
+    let skew: i64 = line
+        .split("skew ")
+        .nth(1)
+        .and_then(|s| s.split('s').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no skew in {line}"));
+    assert!((598..=602).contains(&skew), "{line}");
+
+    // Offline: not checked, and nothing sent.
+    fake.clear_requests();
+    let run = doctor(&home, &["--environment", "sandbox", "--offline"], &[]).await;
     assert!(run.line("clock").starts_with("skip"), "{}", run.stdout);
+    assert!(fake.requests().is_empty());
 }
 
 #[tokio::test]

@@ -217,10 +217,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         match (&endpoints, &stored) {
             _ if args.offline => r.skip("clock", "not checked against E*TRADE (--offline)."),
             (None, _) => r.skip("clock", "not checked: no usable E*TRADE endpoints."),
-            (_, None) => r.skip(
-                "clock",
-                "not checked: no access token stored to sign a request with.",
-            ),
+            (Some(e), None) => check_clock_unsigned(&mut r, e),
             (Some(e), Some(c)) => check_clock(&mut r, e, c, &key),
         }
     }
@@ -581,6 +578,67 @@ fn acceptable_mid(text: &str) -> Option<i64> {
     (from <= to).then(|| from + (to - from) / 2)
 }
 
+const CLOCK_FIX: &str = "fix the system clock (e.g. enable NTP: timedatectl set-ntp true)";
+
+fn skew_text(endpoints: &Endpoints, skew: i64, source: &str) -> String {
+    let how = if skew > 0 {
+        format!("the local clock is {skew}s behind the server")
+    } else if skew < 0 {
+        format!("the local clock is {}s ahead of the server", -skew)
+    } else {
+        "no measurable difference".to_string()
+    };
+    format!(
+        "skew {skew:+}s against {} by {source} ({how}; E*TRADE refuses OAuth timestamps more than 5 minutes off).",
+        endpoints.api_base
+    )
+}
+
+/// Before the first login there is no token to sign with, but E*TRADE's clock is one unsigned
+/// request away (its `Date`), and a wrong clock is worth knowing before `etrade auth login`.
+fn check_clock_unsigned(r: &mut Report, endpoints: &Endpoints) {
+    let name = "clock";
+    let reading = || -> Result<Option<i64>, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|_| "cannot start the async runtime".to_string())?;
+        let http = EtradeHttp::new(endpoints.clone(), &super::client_options())?;
+        let started = jiff::Timestamp::now();
+        let date = rt
+            .block_on(http.server_date())
+            .map_err(|_| "transport_error".to_string())?;
+        let local = midpoint(started, jiff::Timestamp::now());
+        Ok(date.map(|d| d.duration_since(local).as_secs()))
+    };
+    let network = "check the network connection (or run with --offline)";
+    match reading() {
+        Err(why) => r.warn(
+            name,
+            &format!("skew unknown: E*TRADE could not be reached ({why})."),
+            network,
+        ),
+        Ok(None) => r.warn(
+            name,
+            "skew unknown: E*TRADE's answer had no Date header.",
+            network,
+        ),
+        Ok(Some(skew)) => {
+            let found = skew_text(endpoints, skew, "the Date header of an unsigned request");
+            if skew.abs() > SKEW_FAIL_SECS {
+                r.fail(name, &found, CLOCK_FIX);
+            } else if skew.abs() > SKEW_WARN_SECS {
+                r.warn(name, &found, CLOCK_FIX);
+            } else {
+                r.ok(
+                    name,
+                    &format!("{found} (No login yet, so nothing was signed.)"),
+                );
+            }
+        }
+    }
+}
+
 fn check_clock(
     r: &mut Report,
     endpoints: &Endpoints,
@@ -593,7 +651,6 @@ fn check_clock(
         key.environment(),
         key.profile()
     );
-    let clock_fix = "fix the system clock (e.g. enable NTP: timedatectl set-ntp true)";
     let probe = match probe(endpoints, creds) {
         Ok(p) => p,
         Err(code) => {
@@ -618,28 +675,15 @@ fn check_clock(
     } else {
         by_date
     };
-    let skew_text = |skew: i64, source: &str| {
-        let how = if skew > 0 {
-            format!("the local clock is {skew}s behind the server")
-        } else if skew < 0 {
-            format!("the local clock is {}s ahead of the server", -skew)
-        } else {
-            "no measurable difference".to_string()
-        };
-        format!(
-            "skew {skew:+}s against {} by {source} ({how}; E*TRADE refuses OAuth timestamps more than 5 minutes off).",
-            endpoints.api_base
-        )
-    };
     if probe.timestamp_refused {
         let found = match measured {
             Some((skew, source)) => format!(
                 "E*TRADE refused the request's OAuth timestamp; {}",
-                skew_text(skew, source)
+                skew_text(endpoints, skew, source)
             ),
             None => "E*TRADE refused the request's OAuth timestamp: the clock is more than 5 minutes off.".to_string(),
         };
-        r.fail(name, &found, clock_fix);
+        r.fail(name, &found, CLOCK_FIX);
         return;
     }
     let Some((skew, source)) = measured else {
@@ -650,11 +694,11 @@ fn check_clock(
         r.warn(name, &found, &status_check);
         return;
     };
-    let found = skew_text(skew, source);
+    let found = skew_text(endpoints, skew, source);
     if skew.abs() > SKEW_FAIL_SECS {
-        r.fail(name, &found, clock_fix);
+        r.fail(name, &found, CLOCK_FIX);
     } else if skew.abs() > SKEW_WARN_SECS {
-        r.warn(name, &found, clock_fix);
+        r.warn(name, &found, CLOCK_FIX);
     } else if let Some(code) = &probe.failure {
         r.warn(
             name,

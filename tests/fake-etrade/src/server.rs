@@ -124,19 +124,35 @@ async fn connection(stream: TcpStream, shared: Arc<Shared>, app: Router, control
     });
     let svc_ctl = ctl.clone();
     let svc = hyper::service::service_fn(move |req: Request<Incoming>| {
-        pipeline(
+        let shared = shared.clone();
+        let answer = pipeline(
             shared.clone(),
             app.clone(),
             control.clone(),
             svc_ctl.clone(),
             req,
-        )
+        );
+        async move {
+            let mut resp = answer.await?;
+            // E*TRADE's `Date` is E*TRADE's clock: the fake's, so a moved fake clock shows as
+            // skew (hyper adds its own real-time Date only when there is none).
+            if let Some(date) = http_date(shared.now()) {
+                resp.headers_mut().insert(header::DATE, date);
+            }
+            Ok::<_, Infallible>(resp)
+        }
     });
     let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
     tokio::select! {
         _ = conn => {}
         _ = ctl.killed.notified() => {}
     }
+}
+
+/// RFC 9110 IMF-fixdate: `Tue, 01 Dec 2026 12:00:00 GMT`.
+fn http_date(t: jiff::Timestamp) -> Option<HeaderValue> {
+    let text = t.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string();
+    HeaderValue::from_str(&text).ok()
 }
 
 fn lock_faults_have_refuse(shared: &Shared) -> bool {
