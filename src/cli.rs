@@ -110,6 +110,46 @@ pub struct AuthTarget {
     credential_store: StoreArg,
 }
 
+/// The startup flags that grant permissions, shared by `serve` and `doctor` (which reports
+/// what `serve` would grant with the same flags).
+#[derive(Debug, clap::Args)]
+pub struct GrantFlags {
+    /// Grant the `trade` permission: place, change and cancel orders.
+    #[arg(long)]
+    allow_trading: bool,
+    /// Grant the `alerts_delete` permission: delete alerts.
+    #[arg(long)]
+    allow_alert_deletion: bool,
+    /// Required with --allow-trading in the production environment: real orders, real money.
+    #[arg(long)]
+    confirm_production: bool,
+}
+
+impl GrantFlags {
+    /// Whether the startup flag named in the spec (`--allow-trading`, ...) was given.
+    fn given(&self, flag: &str) -> bool {
+        match flag {
+            "--allow-trading" => self.allow_trading,
+            "--allow-alert-deletion" => self.allow_alert_deletion,
+            _ => false,
+        }
+    }
+
+    /// Each permission with a startup flag is granted only when that flag was given.
+    fn granted(&self) -> Vec<&'static str> {
+        etrade_mcp::generated::PERMISSIONS
+            .iter()
+            .filter(|p| p.flag.is_none_or(|f| self.given(f)))
+            .map(|p| p.name)
+            .collect()
+    }
+
+    /// Trading in production needs the explicit confirmation.
+    fn production_unconfirmed(&self, environment: Environment) -> bool {
+        environment == Environment::Production && self.allow_trading && !self.confirm_production
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// Environment to serve; overrides the profile's `environment` in config.toml.
@@ -133,15 +173,8 @@ pub struct ServeArgs {
     /// Extra Host header values accepted for a non-loopback bind (repeatable).
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
-    /// Grant the `trade` permission: place, change and cancel orders.
-    #[arg(long)]
-    allow_trading: bool,
-    /// Grant the `alerts_delete` permission: delete alerts.
-    #[arg(long)]
-    allow_alert_deletion: bool,
-    /// Required with --allow-trading in the production environment: real orders, real money.
-    #[arg(long)]
-    confirm_production: bool,
+    #[command(flatten)]
+    grants: GrantFlags,
     /// Renew the E*TRADE token shortly before its two-hour idle deadline while the server
     /// runs (off by default: it keeps a session alive without any request from you).
     #[arg(long)]

@@ -5,14 +5,12 @@
 
 mod common;
 
-use common::canary::{Canaries, DEBUG_LOG, KeyringEntries};
+use common::canary::{Canaries, DEBUG_LOG};
+use common::login::FakeLogin;
 use common::sandbox::{CONSUMER_KEY, CONSUMER_SECRET};
 use common::*;
 use fake_etrade::{FakeConfig, FakeEtrade};
-use runtime::config::Environment;
-use runtime::credentials::{
-    CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
-};
+use runtime::credentials::{CredentialStore, KeyringStore, Secret, StoredCredentials};
 
 struct Run {
     success: bool,
@@ -247,31 +245,17 @@ async fn production_trading_needs_confirmation() {
 async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets() {
     let fake = FakeEtrade::start(FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET)).await;
     let home = home();
-    let profile = format!("doctor-{}", std::process::id());
-    std::fs::write(
-        home.path().join("config.toml"),
-        format!(
-            "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\n",
-            fake.base_url()
-        ),
-    )
-    .expect("config");
-    let pair = fake.issue_access_token(CONSUMER_KEY);
-    let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
-    let mut creds = StoredCredentials::new(CONSUMER_KEY, Secret::new(CONSUMER_SECRET));
-    creds.authorize(
-        Secret::new(pair.token.clone()),
-        Secret::new(pair.secret.clone()),
-        jiff::Timestamp::now(),
+    let login = FakeLogin::new(
+        home.path(),
+        &fake,
+        "doctor",
+        "sandbox",
+        "",
+        (CONSUMER_KEY, CONSUMER_SECRET),
     );
+    let (profile, key) = (login.profile.clone(), login.key.clone());
     let store = KeyringStore::linux_keyutils().expect("keyutils");
-    store.save(&key, &creds).expect("store credentials");
-    // Removes the keyutils entry even when an assertion fails.
-    let _entry = KeyringEntries(vec![key.clone()]);
-    let mut canaries = Canaries::new()
-        .with("consumer secret", CONSUMER_SECRET)
-        .with("access token", &pair.token)
-        .with("access token secret", &pair.secret);
+    let mut canaries = login.canaries();
 
     let envs = [
         ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),

@@ -6,13 +6,10 @@
 
 mod common;
 
-use common::canary::{Canaries, DEBUG_LOG, KeyringEntries, log_file};
+use common::canary::{DEBUG_LOG, log_file};
+use common::login::FakeLogin;
 use common::*;
 use fake_etrade::{FakeConfig, FakeEtrade, Fault, OauthProblem};
-use runtime::config::Environment;
-use runtime::credentials::{
-    CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
-};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -23,30 +20,16 @@ const CONSUMER_SECRET: &str = "CANARY-faults-secret/+=beef";
 async fn fault_matrix_for_reads() {
     let fake = FakeEtrade::start(FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET)).await;
     let home = home();
-    let profile = format!("faults-{}", std::process::id());
-    std::fs::write(
-        home.path().join("config.toml"),
-        format!(
-            "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\n",
-            fake.base_url()
-        ),
-    )
-    .expect("config");
-    let pair = fake.issue_access_token(CONSUMER_KEY);
-    let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
-    let _entry = KeyringEntries(vec![key.clone()]);
-    let canaries = Canaries::new()
-        .with("consumer secret", CONSUMER_SECRET)
-        .with("access token", &pair.token)
-        .with("access token secret", &pair.secret);
-    let store = KeyringStore::linux_keyutils().expect("keyutils");
-    let mut creds = StoredCredentials::new(CONSUMER_KEY, Secret::new(CONSUMER_SECRET));
-    creds.authorize(
-        Secret::new(pair.token.clone()),
-        Secret::new(pair.secret.clone()),
-        jiff::Timestamp::now(),
+    let login = FakeLogin::new(
+        home.path(),
+        &fake,
+        "faults",
+        "sandbox",
+        "",
+        (CONSUMER_KEY, CONSUMER_SECRET),
     );
-    store.save(&key, &creds).expect("store credentials");
+    let profile = login.profile.clone();
+    let canaries = login.canaries();
 
     let envs = [
         ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
@@ -160,7 +143,6 @@ async fn fault_matrix_for_reads() {
     }
     println!("{table}");
     stop_stdio_server(client, server).await;
-    let _ = store.delete(&key);
     let log = std::fs::read_to_string(home.path().join("server.log")).unwrap_or_default();
     assert!(
         log.contains("DEBUG") && log.contains("access token renewed"),

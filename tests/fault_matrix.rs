@@ -18,7 +18,7 @@
 mod common;
 
 use common::sandbox::Sandbox;
-use fake_etrade::{EndpointPattern, FakeConfig, Fault, OauthProblem, RecordedRequest};
+use fake_etrade::{FakeConfig, Fault, OauthProblem};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -253,18 +253,8 @@ fn expected(kind: Kind, fault: Fault) -> Expect {
     }
 }
 
-/// The requests the fake received on `pattern`, in arrival order.
-fn requests_on(s: &Sandbox, pattern: &str) -> Vec<RecordedRequest> {
-    let pattern = EndpointPattern::parse(pattern).expect("pattern");
-    s.fake
-        .requests()
-        .into_iter()
-        .filter(|r| pattern.matches(&r.method, &r.endpoint))
-        .collect()
-}
-
 fn on_wire(s: &Sandbox, pattern: &str) -> usize {
-    requests_on(s, pattern).len()
+    s.requests_on(pattern).len()
 }
 
 fn order(limit_price: &str) -> Value {
@@ -436,7 +426,8 @@ async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cel
     s.fake.inject_fault(case.pattern, fault, Some(1));
     let (err, p) = s.call(case.tool, args).await;
     let sent = on_wire(s, case.pattern) - wire_before;
-    let refused_unread = requests_on(s, case.pattern)
+    let refused_unread = s
+        .requests_on(case.pattern)
         .get(wire_before)
         .is_some_and(|r| r.consumer_key.is_none());
     let sent_any = s.fake.requests().len() - all_before;

@@ -6,15 +6,13 @@
 
 mod common;
 
-use common::canary::{Canaries, DEBUG_LOG, KeyringEntries, log_file};
+use common::canary::{Canaries, DEBUG_LOG, log_file};
+use common::login::FakeLogin;
 use common::paper::{STDERR_LOG, STDOUT_LOG, dec, into_session};
 use common::sandbox::{CONSUMER_KEY, CONSUMER_SECRET};
 use common::{call, command, payload, stdio_client_recorded};
 use fake_etrade::{FakeConfig, FakeEtrade};
-use runtime::config::Environment;
-use runtime::credentials::{
-    CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
-};
+use runtime::credentials::{CredentialStore, KeyringStore};
 use serde_json::{Value, json};
 use std::process::Stdio;
 
@@ -35,30 +33,17 @@ async fn checked_data(
 async fn paper_uses_etrade_quotes_while_credentials_are_active() {
     let fake = FakeEtrade::start(FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET)).await;
     let home = common::home();
-    let profile = format!("paperlive-{}", std::process::id());
-    std::fs::write(
-        home.path().join("config.toml"),
-        format!(
-            "[profiles.{profile}]\nenvironment = \"paper\"\napi_base_url = \"{}\"\n",
-            fake.base_url()
-        ),
-    )
-    .expect("config");
-    let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
-    let _entries = KeyringEntries(vec![key.clone()]);
-    let pair = fake.issue_access_token(CONSUMER_KEY);
-    let canaries = Canaries::new()
-        .with("consumer secret", CONSUMER_SECRET)
-        .with("access token", &pair.token)
-        .with("access token secret", &pair.secret);
-    let mut creds = StoredCredentials::new(CONSUMER_KEY, Secret::new(CONSUMER_SECRET));
-    creds.authorize(
-        Secret::new(pair.token),
-        Secret::new(pair.secret),
-        jiff::Timestamp::now(),
+    let login = FakeLogin::new(
+        home.path(),
+        &fake,
+        "paperlive",
+        "paper",
+        "",
+        (CONSUMER_KEY, CONSUMER_SECRET),
     );
+    let (profile, key) = (login.profile.clone(), login.key.clone());
+    let canaries = login.canaries();
     let store = KeyringStore::linux_keyutils().expect("keyutils");
-    store.save(&key, &creds).expect("save");
 
     let envs = [
         ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),

@@ -13,7 +13,7 @@
 mod common;
 
 use common::sandbox::Sandbox;
-use fake_etrade::{EndpointPattern, FakeConfig, Fault, OauthProblem, RecordedRequest};
+use fake_etrade::{FakeConfig, Fault, OauthProblem, RecordedRequest};
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
@@ -100,16 +100,6 @@ async fn newest_entry(s: &Sandbox) -> Value {
     p["data"]["entries"][0].clone()
 }
 
-/// The requests the fake received on this endpoint (same pattern syntax as faults).
-fn on_wire(s: &Sandbox, pattern: &str) -> Vec<RecordedRequest> {
-    let pattern = EndpointPattern::parse(pattern).expect("pattern");
-    s.fake
-        .requests()
-        .into_iter()
-        .filter(|r| pattern.matches(&r.method, &r.endpoint))
-        .collect()
-}
-
 /// Inject `fault` once on `pattern` and call the tool: (isError, payload, the requests it
 /// sent to that endpoint). Asserts the fault was consumed by the tool's request.
 async fn faulted_call(
@@ -119,10 +109,10 @@ async fn faulted_call(
     tool: &str,
     args: Value,
 ) -> (bool, Value, Vec<RecordedRequest>) {
-    let before = on_wire(s, pattern).len();
+    let before = s.requests_on(pattern).len();
     s.fake.inject_fault(pattern, fault, Some(1));
     let (err, p) = s.call(tool, args).await;
-    let sent = on_wire(s, pattern).split_off(before);
+    let sent = s.requests_on(pattern).split_off(before);
     assert!(
         s.fake.faults().is_empty(),
         "{tool}/{}: the fault hit a request: {p}",
@@ -384,7 +374,7 @@ async fn cancelling_an_executed_order_is_a_broker_rejection() {
     let s = start("faults-executed").await;
     let order_id = place_fresh(&s).await;
     assert!(s.fake.set_order_status(order_id, "EXECUTED"));
-    let before = on_wire(&s, CANCEL).len();
+    let before = s.requests_on(CANCEL).len();
     let (err, p) = s
         .call(
             "cancel_order",
@@ -395,7 +385,7 @@ async fn cancelling_an_executed_order_is_a_broker_rejection() {
     assert_eq!(p["error"]["code"], "broker_rejection", "{p}");
     assert_eq!(p["error"]["broker_code"], "5001", "{p}");
     assert_eq!(p["error"]["status_code"], 400, "{p}");
-    assert_eq!(on_wire(&s, CANCEL).len(), before + 1);
+    assert_eq!(s.requests_on(CANCEL).len(), before + 1);
     let entry = newest_entry(&s).await;
     assert_eq!(entry["kind"], "cancel_order");
     assert_eq!(entry["target_order_id"], order_id);
@@ -445,7 +435,7 @@ async fn an_mcp_cancelled_place_is_uncertain_and_reconciled() {
     // Cancel while the fake holds its answer: it has processed the place (a status is
     // recorded) and the server's own 3 s deadline has not fired yet.
     eventually("the fake processed the place", || async {
-        on_wire(&s, PLACE)
+        s.requests_on(PLACE)
             .first()
             .and_then(|r| r.status)
             .map(|_| ())
@@ -474,7 +464,7 @@ async fn an_mcp_cancelled_place_is_uncertain_and_reconciled() {
     );
     assert_eq!(entry["reconciliation"]["status"], "found", "{entry}");
     assert_eq!(entry["reconciliation"]["order"]["orderId"], order_id);
-    assert_eq!(on_wire(&s, PLACE).len(), 1, "sent once");
+    assert_eq!(s.requests_on(PLACE).len(), 1, "sent once");
     println!(
         "{:<26} {:<20} {:<22} {:>4}  {}",
         "mcp_cancel(timeout)",
@@ -492,7 +482,7 @@ async fn partial_alert_deletion_names_deleted_and_failed() {
     assert!(ids.len() >= 3, "fixture alerts: {ids:?}");
     let existing = ids[0];
 
-    let before = on_wire(&s, DELETE).len();
+    let before = s.requests_on(DELETE).len();
     let (err, p) = s
         .call("delete_alerts", json!({"alert_ids": [existing, 999999]}))
         .await;
@@ -503,7 +493,7 @@ async fn partial_alert_deletion_names_deleted_and_failed() {
         json!({"deleted": [existing], "failed": [999999]}),
         "{p}"
     );
-    assert_eq!(on_wire(&s, DELETE).len(), before + 1);
+    assert_eq!(s.requests_on(DELETE).len(), before + 1);
     let entry = newest_entry(&s).await;
     assert_eq!(entry["kind"], "delete_alerts");
     assert_eq!(entry["alert_ids"], json!([existing, 999999]));

@@ -41,15 +41,9 @@ pub struct DoctorArgs {
     /// Where credentials are kept.
     #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
     credential_store: StoreArg,
-    /// Check the permissions `etrade serve --allow-trading` would grant.
-    #[arg(long)]
-    allow_trading: bool,
-    /// Check the permissions `etrade serve --allow-alert-deletion` would grant.
-    #[arg(long)]
-    allow_alert_deletion: bool,
-    /// As for `etrade serve`: required with --allow-trading in production.
-    #[arg(long)]
-    confirm_production: bool,
+    /// The `etrade serve` flags whose permissions to check.
+    #[command(flatten)]
+    grants: super::GrantFlags,
     /// Make no request to E*TRADE (skips the clock check).
     #[arg(long)]
     offline: bool,
@@ -878,21 +872,13 @@ fn parse_answer(raw: &[u8], local: jiff::Timestamp) -> Option<RawAnswer> {
 
 fn check_permissions(r: &mut Report, args: &DoctorArgs, environment: Environment) {
     let name = "permissions";
-    let given = |flag: &str| match flag {
-        "--allow-trading" => args.allow_trading,
-        "--allow-alert-deletion" => args.allow_alert_deletion,
-        _ => false,
-    };
-    let granted: Vec<&str> = PERMISSIONS
-        .iter()
-        .filter(|p| p.flag.is_none_or(given))
-        .map(|p| p.name)
-        .collect();
+    let grants = &args.grants;
+    let granted = grants.granted();
     let withheld: Vec<String> = PERMISSIONS
         .iter()
         .filter_map(|p| {
             p.flag
-                .filter(|f| !given(f))
+                .filter(|f| !grants.given(f))
                 .map(|f| format!("{} ({f})", p.name))
         })
         .collect();
@@ -901,7 +887,7 @@ fn check_permissions(r: &mut Report, args: &DoctorArgs, environment: Environment
         found.push_str(&format!("; not {}", withheld.join(", ")));
     }
     found.push('.');
-    if environment == Environment::Production && args.allow_trading && !args.confirm_production {
+    if grants.production_unconfirmed(environment) {
         r.fail(
             name,
             &format!(
@@ -911,7 +897,7 @@ fn check_permissions(r: &mut Report, args: &DoctorArgs, environment: Environment
         );
         return;
     }
-    if environment == Environment::Production && args.allow_trading {
+    if environment == Environment::Production && grants.allow_trading {
         found.push_str(" Production trading is confirmed: orders are real.");
     }
     r.ok(name, &found);

@@ -3,7 +3,7 @@
 use super::setup::{Setup, credential_store};
 use super::{ServeArgs, TransportArg};
 use anyhow::Context;
-use etrade_mcp::generated::{PERMISSIONS, Tools};
+use etrade_mcp::generated::Tools;
 use etrade_mcp::handlers::Handlers;
 use runtime::broker::Broker;
 use runtime::config::Environment;
@@ -25,15 +25,12 @@ use tokio_util::sync::CancellationToken;
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let setup = Setup::resolve(args.environment.map(Into::into), args.profile.clone())?;
     let settings = setup.settings.clone();
-    if settings.environment == Environment::Production
-        && args.allow_trading
-        && !args.confirm_production
-    {
+    if args.grants.production_unconfirmed(settings.environment) {
         anyhow::bail!(
             "--allow-trading in the production environment places real orders with real money; add --confirm-production to start anyway"
         );
     }
-    let granted = granted_permissions(&args);
+    let granted = args.grants.granted();
     let credential_key = setup.credential_key()?;
     let credentials = credential_store(args.credential_store);
     let transport = match args.transport {
@@ -143,20 +140,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     })?;
     tracing::info!("etrade-mcp stopped");
     Ok(ExitCode::SUCCESS)
-}
-
-/// Each permission with a startup flag is granted only when that flag was given.
-fn granted_permissions(args: &ServeArgs) -> Vec<&'static str> {
-    let given = |flag: &str| match flag {
-        "--allow-trading" => args.allow_trading,
-        "--allow-alert-deletion" => args.allow_alert_deletion,
-        _ => false,
-    };
-    PERMISSIONS
-        .iter()
-        .filter(|p| p.flag.is_none_or(given))
-        .map(|p| p.name)
-        .collect()
 }
 
 fn http_token(args: &ServeArgs) -> anyhow::Result<Option<String>> {

@@ -9,12 +9,9 @@
 //! MCP message it sent (`server-stdout.log`) — and the state files (trading database, locks).
 
 use super::canary::{Canaries, DEBUG_LOG, log_file};
+use super::login::FakeLogin;
 use super::*;
 use fake_etrade::{FakeConfig, FakeEtrade};
-use runtime::config::Environment;
-use runtime::credentials::{
-    CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
-};
 
 pub const CONSUMER_KEY: &str = "ckCANARYreads01";
 pub const CONSUMER_SECRET: &str = "CANARY-reads-secret/+=cafe";
@@ -27,12 +24,13 @@ pub struct Sandbox {
     pub fake: FakeEtrade,
     pub client: Client,
     pub home: tempfile::TempDir,
-    key: CredentialKey,
     pub token: String,
     pub token_secret: String,
     canaries: Canaries,
     /// The server process (killed when the sandbox is dropped).
     _server: tokio::process::Child,
+    /// Deletes the keyring entry after the drop-time scan.
+    _login: FakeLogin,
 }
 
 impl Sandbox {
@@ -55,28 +53,14 @@ impl Sandbox {
     ) -> Sandbox {
         let fake = FakeEtrade::start(config).await;
         let home = home();
-        let profile = format!("{name}-{}", std::process::id());
-        std::fs::write(
-            home.path().join("config.toml"),
-            format!(
-                "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\n{}",
-                fake.base_url(),
-                extra_toml.replace("{profile}", &profile)
-            ),
-        )
-        .expect("config");
-        let pair = fake.issue_access_token(CONSUMER_KEY);
-        let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
-        let mut creds = StoredCredentials::new(CONSUMER_KEY, Secret::new(CONSUMER_SECRET));
-        creds.authorize(
-            Secret::new(pair.token.clone()),
-            Secret::new(pair.secret.clone()),
-            jiff::Timestamp::now(),
+        let login = FakeLogin::new(
+            home.path(),
+            &fake,
+            name,
+            "sandbox",
+            extra_toml,
+            (CONSUMER_KEY, CONSUMER_SECRET),
         );
-        KeyringStore::linux_keyutils()
-            .expect("keyutils")
-            .save(&key, &creds)
-            .expect("store credentials");
         let envs = [
             ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
             ("ETRADE_MCP_RATE_SCALE", "1000"),
@@ -86,7 +70,7 @@ impl Sandbox {
         // The server's debug log and a copy of its stdout go into the state folder, which
         // the canary scan at drop reads along with every state file.
         let log = log_file(home.path(), STDERR_LOG);
-        let mut args = vec!["--profile", profile.as_str()];
+        let mut args = vec!["--profile", login.profile.as_str()];
         args.extend_from_slice(flags);
         let (client, server) = stdio_client_recorded(
             &home,
@@ -96,18 +80,15 @@ impl Sandbox {
             &home.path().join(STDOUT_LOG),
         )
         .await;
-        let canaries = Canaries::new()
-            .with("consumer secret", CONSUMER_SECRET)
-            .with("access token", &pair.token)
-            .with("access token secret", &pair.secret);
+        let canaries = login.canaries();
         Sandbox {
             fake,
             client,
             home,
-            key,
-            token: pair.token,
-            token_secret: pair.secret,
+            token: login.token.clone(),
+            token_secret: login.token_secret.clone(),
             canaries,
+            _login: login,
             _server: server,
         }
     }
@@ -120,27 +101,18 @@ impl Sandbox {
     /// Call a tool; returns (isError, payload), checking the payload against the tool's
     /// advertised outputSchema and that no secret reached it.
     pub async fn call(&self, tool: &str, args: Value) -> (bool, Value) {
-        let r = call(&self.client, tool, args).await.expect("a tool result");
-        let p = payload(&r);
-        let d = etrade_mcp::generated::CATALOG
-            .tool(tool)
-            .expect("tool in catalog");
-        let schema: Value = serde_json::from_str(d.output_schema).expect("schema");
-        let v = jsonschema::validator_for(&schema).expect("schema compiles");
-        let problems: Vec<String> = v
-            .iter_errors(&p)
-            .map(|e| format!("{}: {e}", e.instance_path()))
-            .collect();
-        assert!(
-            problems.is_empty(),
-            "{tool} payload fits its outputSchema: {problems:?}\n{p}"
-        );
-        self.canaries
-            .assert_absent_in_str(&format!("the output of {tool}"), &p.to_string());
-        if r.is_error != Some(true) {
-            assert_no_json_floats(&p["data"], tool);
-        }
-        (r.is_error == Some(true), p)
+        checked_call(&self.client, tool, args, &self.canaries).await
+    }
+
+    /// The requests the fake received matching `pattern` (fault-pattern syntax, e.g.
+    /// `POST /v1/accounts/*/orders/place`), in arrival order.
+    pub fn requests_on(&self, pattern: &str) -> Vec<fake_etrade::RecordedRequest> {
+        let pattern = fake_etrade::EndpointPattern::parse(pattern).expect("pattern");
+        self.fake
+            .requests()
+            .into_iter()
+            .filter(|r| pattern.matches(&r.method, &r.endpoint))
+            .collect()
     }
 }
 
@@ -191,10 +163,37 @@ impl Drop for Sandbox {
         if !std::thread::panicking() {
             self.assert_no_secrets_on_disk();
         }
-        if let Ok(store) = KeyringStore::linux_keyutils() {
-            let _ = store.delete(&self.key);
-        }
     }
+}
+
+/// Call a tool; (isError, payload), the payload checked against the tool's advertised
+/// outputSchema, for the canaries and (on success) for JSON floats.
+pub async fn checked_call(
+    client: &Client,
+    tool: &str,
+    args: Value,
+    canaries: &Canaries,
+) -> (bool, Value) {
+    let r = call(client, tool, args).await.expect("a tool result");
+    let p = payload(&r);
+    let d = etrade_mcp::generated::CATALOG
+        .tool(tool)
+        .expect("tool in catalog");
+    let schema: Value = serde_json::from_str(d.output_schema).expect("schema");
+    let v = jsonschema::validator_for(&schema).expect("schema compiles");
+    let problems: Vec<String> = v
+        .iter_errors(&p)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{tool} payload fits its outputSchema: {problems:?}\n{p}"
+    );
+    canaries.assert_absent_in_str(&format!("the output of {tool}"), &p.to_string());
+    if r.is_error != Some(true) {
+        assert_no_json_floats(&p["data"], tool);
+    }
+    (r.is_error == Some(true), p)
 }
 
 /// Money, prices and quantities are decimal strings: no JSON number with a fraction or an
