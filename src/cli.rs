@@ -2,6 +2,7 @@
 
 mod auth;
 mod doctor;
+mod output;
 mod paper;
 mod serve;
 mod setup;
@@ -9,6 +10,7 @@ mod tools;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use runtime::config::Environment;
+use runtime::credentials::StoreChoice;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -105,9 +107,9 @@ pub struct AuthTarget {
     /// Profile from config.toml (names the keyring entry).
     #[arg(long, env = "ETRADE_MCP_PROFILE")]
     profile: Option<String>,
-    /// Where credentials are kept.
-    #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
-    credential_store: StoreArg,
+    /// Where credentials are kept (default: the profile's `credential_store`, else auto).
+    #[arg(long, value_enum, env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreArg>,
 }
 
 /// The startup flags that grant permissions, shared by `serve` and `doctor` (which reports
@@ -179,9 +181,9 @@ pub struct ServeArgs {
     /// runs (off by default: it keeps a session alive without any request from you).
     #[arg(long)]
     keepalive: bool,
-    /// Where credentials are kept: the Linux kernel keyring, or memory (tests; empty).
-    #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
-    credential_store: StoreArg,
+    /// Where credentials are kept (default: the profile's `credential_store`, else auto).
+    #[arg(long, value_enum, env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreArg>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -207,10 +209,38 @@ enum TransportArg {
     Http,
 }
 
+/// `--credential-store`: see `StoreChoice` for what each one is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum StoreArg {
+pub enum StoreArg {
+    /// The platform's persistent store (Keychain, Credential Manager, Secret Service), else
+    /// the Linux kernel keyring.
+    Auto,
+    /// The macOS Keychain.
+    Keychain,
+    /// The Windows Credential Manager.
+    Windows,
+    /// The freedesktop Secret Service over D-Bus (GNOME Keyring, KWallet, KeePassXC).
+    SecretService,
+    /// The Linux kernel keyring (forgotten at reboot).
     Keyutils,
+    /// An owner-only JSON file in the state folder (no keyring needed; not encrypted).
+    File,
+    /// In memory, empty at start (tests).
     Memory,
+}
+
+impl From<StoreArg> for StoreChoice {
+    fn from(a: StoreArg) -> StoreChoice {
+        match a {
+            StoreArg::Auto => StoreChoice::Auto,
+            StoreArg::Keychain => StoreChoice::Keychain,
+            StoreArg::Windows => StoreChoice::Windows,
+            StoreArg::SecretService => StoreChoice::SecretService,
+            StoreArg::Keyutils => StoreChoice::Keyutils,
+            StoreArg::File => StoreChoice::File,
+            StoreArg::Memory => StoreChoice::Memory,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -119,6 +119,10 @@ pub struct ProfileConfig {
     /// The browser page where the user approves access (default: E*TRADE's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorize_url: Option<String>,
+    /// Where this profile's E*TRADE credentials are kept (default `auto`); the
+    /// `--credential-store` flag and `ETRADE_MCP_CREDENTIAL_STORE` override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential_store: Option<crate::credentials::StoreChoice>,
     /// `[profiles.NAME.trading]`: the trading policy's limits (default: none, with the
     /// session guard on in production only).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,16 +1,21 @@
 //! E*TRADE credentials: what is stored, where, and a local estimate of whether it still works.
 //!
-//! Nothing here talks to the broker. The keyring holds one entry per environment and
-//! profile; [`estimate`] reads it and applies E*TRADE's published token lifetime rules.
+//! Nothing here talks to the broker. The store ([`choice`] picks one per platform and
+//! profile) holds one entry per environment and profile; [`estimate`] reads it and applies
+//! E*TRADE's published token lifetime rules.
 
+mod choice;
 mod coordination;
 mod estimate;
+mod file_store;
 mod keyring;
 mod record;
 mod secret;
 
+pub use choice::{OpenStoreError, OpenedStore, StoreChoice, UnknownStore, open_store};
 pub use coordination::{CoordinationError, Coordinator, CredentialLock, DEFAULT_LOCK_TIMEOUT};
 pub use estimate::{CredentialEstimate, CredentialState, estimate, state_of};
+pub use file_store::{FILE_NAME as CREDENTIALS_FILE_NAME, FileStore};
 pub use keyring::KeyringStore;
 pub use record::StoredCredentials;
 pub use secret::Secret;

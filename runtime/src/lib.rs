@@ -25,6 +25,7 @@ pub mod logging;
 pub mod oauth;
 pub mod paper;
 pub mod paths;
+pub mod platform;
 pub mod server;
 pub mod status;
 pub mod trading;

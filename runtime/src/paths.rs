@@ -1,10 +1,13 @@
 //! Where etrade-mcp keeps its configuration and local state on disk.
 //!
-//! Resolution follows the XDG base-directory convention, with one escape hatch
-//! (`ETRADE_MCP_HOME`) so tests and portable installs can keep everything in one folder.
+//! The defaults follow each platform's convention ([`platform::default_dirs`]), with one
+//! escape hatch (`ETRADE_MCP_HOME`) so tests and portable installs can keep everything in
+//! one folder.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use crate::platform::{self, MissingDir, Os};
 
 /// Environment variable that puts both configuration and data in a single folder.
 pub const HOME_OVERRIDE_VAR: &str = "ETRADE_MCP_HOME";
@@ -14,10 +17,11 @@ const CONFIG_FILE: &str = "config.toml";
 
 #[derive(Debug, thiserror::Error)]
 pub enum PathsError {
-    #[error(
-        "cannot locate the etrade-mcp {which} directory: set {HOME_OVERRIDE_VAR}, or HOME to an absolute path"
-    )]
-    Unresolved { which: &'static str },
+    #[error("cannot locate the etrade-mcp {which} directory: set {HOME_OVERRIDE_VAR}, or {hint}")]
+    Unresolved {
+        which: &'static str,
+        hint: &'static str,
+    },
     #[error("cannot create the data directory {}: {source}", path.display())]
     CreateDataDir {
         path: PathBuf,
@@ -41,33 +45,37 @@ impl StatePaths {
     /// Resolves the directories from `lookup`, so tests need not mutate the process
     /// environment (which is shared by tests running in parallel).
     pub fn resolve(lookup: impl Fn(&str) -> Option<OsString>) -> Result<StatePaths, PathsError> {
-        let var = |name: &str| lookup(name).filter(|value| !value.is_empty());
+        Self::resolve_for(platform::CURRENT, lookup)
+    }
 
-        if let Some(home) = var(HOME_OVERRIDE_VAR) {
+    /// [`StatePaths::resolve`] with another platform's folder rules.
+    pub fn resolve_for(
+        os: Os,
+        lookup: impl Fn(&str) -> Option<OsString>,
+    ) -> Result<StatePaths, PathsError> {
+        if let Some(home) = lookup(HOME_OVERRIDE_VAR).filter(|value| !value.is_empty()) {
             let dir = PathBuf::from(home);
             return Ok(StatePaths {
                 config_dir: dir.clone(),
                 data_dir: dir,
             });
         }
-
-        // A relative HOME or XDG value would scatter state relative to whatever the
-        // working directory happens to be; the XDG spec says to ignore relative values.
-        let absolute = |name: &str| var(name).map(PathBuf::from).filter(|p| p.is_absolute());
-        let home = absolute("HOME");
-
-        let config_dir = absolute("XDG_CONFIG_HOME")
-            .or_else(|| home.as_ref().map(|h| h.join(".config")))
-            .map(|base| base.join(APP_DIR))
-            .ok_or(PathsError::Unresolved { which: "config" })?;
-        let data_dir = absolute("XDG_DATA_HOME")
-            .or_else(|| home.as_ref().map(|h| h.join(".local").join("share")))
-            .map(|base| base.join(APP_DIR))
-            .ok_or(PathsError::Unresolved { which: "data" })?;
-
+        let hint = match os {
+            Os::Windows => "APPDATA to an absolute path",
+            _ => "HOME to an absolute path",
+        };
+        let dirs = platform::default_dirs(os, APP_DIR, lookup).map_err(|missing| {
+            PathsError::Unresolved {
+                which: match missing {
+                    MissingDir::Config => "config",
+                    MissingDir::Data => "data",
+                },
+                hint,
+            }
+        })?;
         Ok(StatePaths {
-            config_dir,
-            data_dir,
+            config_dir: dirs.config,
+            data_dir: dirs.data,
         })
     }
 
@@ -79,35 +87,12 @@ impl StatePaths {
     /// it holds account state that other local users have no business reading.
     pub fn ensure_data_dir(&self) -> Result<&Path, PathsError> {
         let dir = self.data_dir.as_path();
-        let failed = |source| PathsError::CreateDataDir {
+        platform::create_private_dir(dir).map_err(|source| PathsError::CreateDataDir {
             path: dir.to_path_buf(),
             source,
-        };
-        if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(failed)?;
-        }
-        create_private_dir(dir).map_err(failed)?;
+        })?;
         Ok(dir)
     }
-}
-
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
-        Err(err) => return Err(err),
-    }
-    // An existing directory may predate this code or have been created under a loose
-    // umask, so the mode is enforced rather than only requested at creation.
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)
 }
 
 #[cfg(test)]
@@ -120,7 +105,13 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), OsString::from(v)))
             .collect();
-        StatePaths::resolve(|name| map.get(name).cloned())
+        StatePaths::resolve_for(Os::Linux, |name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn windows_names_appdata_when_unresolved() {
+        let err = StatePaths::resolve_for(Os::Windows, |_| None).expect_err("nothing set");
+        assert!(err.to_string().contains("APPDATA"), "{err}");
     }
 
     #[test]
@@ -194,11 +185,17 @@ mod tests {
     #[test]
     fn nothing_to_resolve_is_an_error() {
         let err = resolve_with(&[]).expect_err("no HOME");
-        assert!(matches!(err, PathsError::Unresolved { which: "config" }));
+        assert!(matches!(
+            err,
+            PathsError::Unresolved {
+                which: "config",
+                ..
+            }
+        ));
         assert!(err.to_string().contains("ETRADE_MCP_HOME"));
 
         let err = resolve_with(&[("XDG_CONFIG_HOME", "/xdg/config")]).expect_err("no data dir");
-        assert!(matches!(err, PathsError::Unresolved { which: "data" }));
+        assert!(matches!(err, PathsError::Unresolved { which: "data", .. }));
     }
 
     #[test]
@@ -214,17 +211,12 @@ mod tests {
         // Calling twice is fine.
         paths.ensure_data_dir().expect("idempotent");
 
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&data_dir)
-                .expect("meta")
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o700);
+        if cfg!(unix) {
+            assert_eq!(platform::permission_bits(&data_dir), Some(0o700));
         }
     }
 
+    // Permission bits exist on Unix only.
     #[cfg(unix)]
     #[test]
     fn ensure_data_dir_tightens_existing_dir() {
@@ -238,11 +230,7 @@ mod tests {
             data_dir: data_dir.clone(),
         };
         paths.ensure_data_dir().expect("ok");
-        let mode = std::fs::metadata(&data_dir)
-            .expect("meta")
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o700);
+        assert_eq!(platform::permission_bits(&data_dir), Some(0o700));
     }
 
     #[test]

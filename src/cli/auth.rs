@@ -1,6 +1,7 @@
 //! `etrade auth login|status|renew|logout`: the daily E*TRADE OAuth login and its upkeep.
 
-use super::setup::{Setup, credential_store};
+use super::output::outln;
+use super::setup::Setup;
 use super::{AuthArgs, AuthCommand, AuthTarget};
 use anyhow::Context;
 use runtime::auth_flow::{AuthContext, Consumer};
@@ -27,7 +28,7 @@ pub fn run(args: AuthArgs) -> anyhow::Result<ExitCode> {
             AuthCommand::Status { check, .. } => status(&ctx, check).await,
             AuthCommand::Renew(_) => match ctx.renew().await {
                 Ok(e) => {
-                    println!("Renewed. {}", describe(&e));
+                    outln!("Renewed. {}", describe(&e));
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(e) => fail(&e),
@@ -39,7 +40,7 @@ pub fn run(args: AuthArgs) -> anyhow::Result<ExitCode> {
                     } else {
                         "no live token to revoke"
                     };
-                    println!(
+                    outln!(
                         "Logged out of {} ({how}); the stored entry is deleted.",
                         ctx.key
                     );
@@ -62,9 +63,10 @@ fn context(target: &AuthTarget) -> anyhow::Result<AuthContext> {
     let http = EtradeHttp::new(endpoints, &super::client_options()).map_err(anyhow::Error::msg)?;
     let key = setup.credential_key()?;
     let coordinator = super::coordinator(&setup)?;
+    let store = setup.open_credential_store(target.credential_store)?.store;
     Ok(AuthContext {
         http,
-        store: credential_store(target.credential_store),
+        store,
         key,
         coordinator,
     })
@@ -77,7 +79,7 @@ async fn login(ctx: &AuthContext) -> anyhow::Result<ExitCode> {
             let mut err = std::io::stderr();
             writeln!(err, "Open this page, log in to E*TRADE and accept:")?;
             // On a line of its own, so it can be copied or opened by a terminal.
-            println!("{url}");
+            outln!("{url}");
             std::io::stdout().flush()?;
             write!(err, "Verification code: ")?;
             err.flush()?;
@@ -88,7 +90,7 @@ async fn login(ctx: &AuthContext) -> anyhow::Result<ExitCode> {
         .await;
     match result {
         Ok(e) => {
-            println!("Logged in to {}. {}", ctx.key, describe(&e));
+            outln!("Logged in to {}. {}", ctx.key, describe(&e));
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => fail(&e),
@@ -144,7 +146,7 @@ fn consumer(ctx: &AuthContext) -> anyhow::Result<Consumer> {
 
 async fn status(ctx: &AuthContext, check: bool) -> anyhow::Result<ExitCode> {
     let e = ctx.status(jiff::Timestamp::now());
-    println!("{}: {}", ctx.key, describe(&e));
+    outln!("{}: {}", ctx.key, describe(&e));
     if !check {
         return Ok(if e.state == CredentialState::Unavailable {
             ExitCode::FAILURE
@@ -154,7 +156,7 @@ async fn status(ctx: &AuthContext, check: bool) -> anyhow::Result<ExitCode> {
     }
     match ctx.check().await {
         Ok(()) => {
-            println!("Check: E*TRADE accepted a signed request.");
+            outln!("Check: E*TRADE accepted a signed request.");
             Ok(ExitCode::SUCCESS)
         }
         Err(err) => fail(&err),

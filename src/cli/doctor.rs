@@ -6,22 +6,25 @@
 //! command creates it), and the stored credentials are not touched. No secret is printed;
 //! at most the first four characters of the consumer key.
 
+use super::output::outln;
 use super::{EnvironmentArg, StoreArg};
 use etrade_mcp::generated::PERMISSIONS;
 use runtime::auth_flow::login_command;
 use runtime::broker_message::KnownSecrets;
 use runtime::config::{ConfigFile, Environment, Settings};
 use runtime::credentials::{
-    CredentialKey, CredentialState, CredentialStore, KeyringStore, StoreError, StoredCredentials,
-    estimate,
+    CREDENTIALS_FILE_NAME, CredentialKey, CredentialState, CredentialStore, StoreChoice,
+    StoreError, StoredCredentials, estimate, open_store,
 };
 use runtime::endpoints::Endpoints;
 use runtime::error_mapping::{BrokerFailure, Operation, to_tool_error};
 use runtime::etrade::{EtradeHttp, Method, Module, error_body, session};
 use runtime::paths::StatePaths;
+use runtime::platform;
 use std::fmt;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// E*TRADE refuses OAuth timestamps more than five minutes off.
@@ -38,9 +41,9 @@ pub struct DoctorArgs {
     /// Profile from config.toml (also names the keyring entry and the paper book).
     #[arg(long, env = "ETRADE_MCP_PROFILE")]
     profile: Option<String>,
-    /// Where credentials are kept.
-    #[arg(long, value_enum, default_value_t = StoreArg::Keyutils, env = "ETRADE_MCP_CREDENTIAL_STORE")]
-    credential_store: StoreArg,
+    /// Where credentials are kept (default: the profile's `credential_store`, else auto).
+    #[arg(long, value_enum, env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreArg>,
     /// The `etrade serve` flags whose permissions to check.
     #[command(flatten)]
     grants: super::GrantFlags,
@@ -88,8 +91,8 @@ impl Report {
             Status::Skip => self.skip += 1,
         }
         match next {
-            Some(n) => println!("{status} {name}: {found} Next: {n}"),
-            None => println!("{status} {name}: {found}"),
+            Some(n) => outln!("{status} {name}: {found} Next: {n}"),
+            None => outln!("{status} {name}: {found}"),
         }
     }
 
@@ -109,6 +112,11 @@ impl Report {
         self.line(Status::Skip, name, found, None);
     }
 
+    /// Explanation that is not a check: printed, never counted.
+    fn info(&mut self, name: &str, found: &str) {
+        outln!("info {name}: {found}");
+    }
+
     fn finish(self) -> ExitCode {
         let mut summary = format!(
             "summary: {} ok, {} warn, {} FAIL",
@@ -120,7 +128,7 @@ impl Report {
         if self.fail == 0 {
             summary.push_str(" - no problems that stop etrade");
         }
-        println!("{summary}");
+        outln!("{summary}");
         if self.fail == 0 {
             ExitCode::SUCCESS
         } else {
@@ -194,7 +202,15 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let state_ok = check_state_dir(&mut r, &paths.data_dir);
 
     // 4. Keyring backend, 5. credentials.
-    let store = check_keyring(&mut r, args.credential_store, &key);
+    let choice = args
+        .credential_store
+        .map(StoreChoice::from)
+        .or_else(|| {
+            file.profile(&settings.profile)
+                .and_then(|p| p.credential_store)
+        })
+        .unwrap_or_default();
+    let store = check_keyring(&mut r, choice, &paths.data_dir, &key);
     let stored = match &store {
         Some(s) => check_credentials(&mut r, s.as_ref(), &key, &settings),
         None => {
@@ -394,17 +410,8 @@ fn check_state_dir(r: &mut Report, dir: &Path) -> bool {
     true
 }
 
-#[cfg(unix)]
 fn mode_of(dir: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(dir)
-        .ok()
-        .map(|m| m.permissions().mode() & 0o7777)
-}
-
-#[cfg(not(unix))]
-fn mode_of(_: &Path) -> Option<u32> {
-    None
+    platform::permission_bits(dir)
 }
 
 fn probe_write(dir: &Path) -> std::io::Result<()> {
@@ -416,43 +423,101 @@ fn probe_write(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_file(&path)
 }
 
-/// Opens the configured store and reads this entry once; `None` when it is unusable.
+/// Opens the chosen store and reads this entry once; `None` when it is unusable. Then one
+/// line on every store this system offers, with what each protects against.
 fn check_keyring(
     r: &mut Report,
-    choice: StoreArg,
+    choice: StoreChoice,
+    data_dir: &Path,
     key: &CredentialKey,
-) -> Option<Box<dyn CredentialStore>> {
+) -> Option<Arc<dyn CredentialStore>> {
     let name = "keyring";
-    let keyutils_fix = "run etrade in a login session with a session keyring (or start one: keyctl new_session), \
-         and make sure the container or sandbox allows the keyctl system call; \
-         --credential-store memory works for tests only";
-    let opened = match choice {
-        StoreArg::Keyutils => KeyringStore::linux_keyutils(),
-        StoreArg::Memory => KeyringStore::mock(),
-    };
-    let store = match opened {
-        Ok(s) => s,
+    let others = format!(
+        "choose a store that works here with --credential-store (or credential_store in config.toml): {}",
+        store_names()
+    );
+    let opened = match open_store(choice, data_dir) {
+        Ok(o) => o,
         Err(e) => {
-            r.fail(name, &format!("{e}."), keyutils_fix);
+            r.fail(name, &format!("{e}."), &others);
+            explain_stores(r);
             return None;
         }
     };
+    let store = opened.store;
     let backend = store.backend_name();
-    match store.load(key) {
-        Ok(_) | Err(StoreError::Undecodable { .. }) => {
-            let note = if choice == StoreArg::Memory {
-                " (in memory: empty, for tests only)"
-            } else {
-                " (session keyring)"
-            };
-            r.ok(name, &format!("{backend} opens and reads{note}."));
-            Some(Box::new(store))
-        }
+    let how = match &opened.notice {
+        Some(notice) => format!(" (auto: {})", notice.trim_start_matches("credentials: ")),
+        None => format!(" (--credential-store {choice})"),
+    };
+    let usable = match store.load(key) {
+        Ok(_) | Err(StoreError::Undecodable { .. }) => true,
         Err(e) => {
-            r.fail(name, &format!("{e}."), keyutils_fix);
-            None
+            r.fail(name, &format!("{e}{how}."), &others);
+            false
+        }
+    };
+    if usable {
+        match opened.choice {
+            StoreChoice::Keyutils => r.warn(
+                name,
+                &format!(
+                    "{backend} opens and reads{how}. The kernel keyring lives in memory: the consumer key, secret and token are gone after a reboot."
+                ),
+                "on a desktop, run a Secret Service (GNOME Keyring, KWallet or KeePassXC) and use --credential-store secret-service; on a server without any keyring, --credential-store file",
+            ),
+            StoreChoice::File => check_credentials_file(r, data_dir, &how),
+            StoreChoice::Memory => r.ok(
+                name,
+                &format!("{backend} opens and reads{how} (in memory: empty, for tests only)."),
+            ),
+            _ => r.ok(
+                name,
+                &format!("{backend} opens and reads{how}; kept across reboots."),
+            ),
         }
     }
+    explain_stores(r);
+    usable.then_some(store)
+}
+
+fn store_names() -> String {
+    StoreChoice::available_on(platform::CURRENT)
+        .into_iter()
+        .filter(|c| *c != StoreChoice::Memory)
+        .map(StoreChoice::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The file store: where it is, its mode, and plainly what it protects against.
+fn check_credentials_file(r: &mut Report, data_dir: &Path, how: &str) {
+    let path = data_dir.join(CREDENTIALS_FILE_NAME);
+    let what = "it keeps other users out, not programs running as you, and the secrets are not encrypted (backups carry them)";
+    match platform::permission_bits(&path) {
+        Some(mode) if mode & 0o077 != 0 => r.fail(
+            "keyring",
+            &format!(
+                "file{how}: {} has mode {mode:04o}, readable by others.",
+                path.display()
+            ),
+            &format!("chmod 600 {}", path.display()),
+        ),
+        _ => r.ok(
+            "keyring",
+            &format!("file{how}: {}, owner-only; {what}.", path.display()),
+        ),
+    }
+}
+
+/// One line per store this system offers: what it is and what it does not defend against.
+fn explain_stores(r: &mut Report) {
+    let lines: Vec<String> = StoreChoice::available_on(platform::CURRENT)
+        .into_iter()
+        .filter(|c| *c != StoreChoice::Memory)
+        .map(|c| format!("{}: {}", c.as_str(), c.trade_offs()))
+        .collect();
+    r.info("stores", &lines.join(" | "));
 }
 
 /// The local estimate; returns the stored credentials when they hold an access token.

@@ -1,5 +1,6 @@
 //! `etrade paper reset|status|advance`: manage the local paper brokerage of a profile.
 
+use super::output::outln;
 use super::setup::Setup;
 use anyhow::Context;
 use runtime::paper::MarketData;
@@ -35,7 +36,7 @@ pub fn open_book_with(
 }
 
 fn print(v: &serde_json::Value) {
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
     );

@@ -1,6 +1,6 @@
 //! `etrade serve`: resolve configuration and permissions, then run the chosen transport.
 
-use super::setup::{Setup, credential_store};
+use super::setup::Setup;
 use super::{ServeArgs, TransportArg};
 use anyhow::Context;
 use etrade_mcp::generated::Tools;
@@ -32,7 +32,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let granted = args.grants.granted();
     let credential_key = setup.credential_key()?;
-    let credentials = credential_store(args.credential_store);
+    let credentials = setup.credential_store_or_unavailable(args.credential_store);
     let transport = match args.transport {
         TransportArg::Stdio => Transport::Stdio,
         TransportArg::Http => Transport::Http,
@@ -171,26 +171,13 @@ async fn keep_alive(session: Arc<EtradeSession>, shutdown: CancellationToken) {
     }
 }
 
-/// Register SIGINT/SIGTERM now (registration is what makes them catchable) and cancel
-/// `shutdown` when one arrives.
+/// Register the termination signals now (registration is what makes them catchable) and
+/// cancel `shutdown` when one arrives.
 fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
-        let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-            tracing::info!("shutdown signal received");
-            shutdown.cancel();
-        });
-    }
-    #[cfg(not(unix))]
+    let mut signals = runtime::platform::TerminationSignals::register()
+        .context("cannot handle termination signals")?;
     tokio::spawn(async move {
-        let _ = tokio::signal::ctrl_c().await;
+        signals.recv().await;
         tracing::info!("shutdown signal received");
         shutdown.cancel();
     });

@@ -5,7 +5,8 @@ use super::StoreArg;
 use anyhow::Context;
 use runtime::config::{ConfigFile, Environment, Settings};
 use runtime::credentials::{
-    CredentialKey, CredentialStore, KeyringStore, StoreError, StoreFailure, StoredCredentials,
+    CredentialKey, CredentialStore, OpenStoreError, OpenedStore, StoreChoice, StoreError,
+    StoreFailure, StoredCredentials, open_store,
 };
 use runtime::paths::StatePaths;
 use std::sync::Arc;
@@ -36,17 +37,44 @@ impl Setup {
     }
 }
 
-pub fn credential_store(choice: StoreArg) -> Arc<dyn CredentialStore> {
-    let made = match choice {
-        StoreArg::Keyutils => KeyringStore::linux_keyutils(),
-        StoreArg::Memory => KeyringStore::mock(),
-    };
-    match made {
-        Ok(store) => Arc::new(store),
-        Err(e) => {
-            // Not fatal: server_status reports the store as unavailable.
-            tracing::warn!(error = %e, "credential store unavailable");
-            Arc::new(UnavailableStore)
+impl Setup {
+    /// The store named by the flag (or `ETRADE_MCP_CREDENTIAL_STORE`), else by the profile's
+    /// `credential_store`, else `auto`.
+    pub fn store_choice(&self, flag: Option<StoreArg>) -> StoreChoice {
+        flag.map(StoreChoice::from)
+            .or_else(|| {
+                self.file
+                    .profile(&self.settings.profile)
+                    .and_then(|p| p.credential_store)
+            })
+            .unwrap_or_default()
+    }
+
+    /// Opens the chosen credential store; `auto` says on stderr, in one line, which store it
+    /// picked and why.
+    pub fn open_credential_store(
+        &self,
+        flag: Option<StoreArg>,
+    ) -> Result<OpenedStore, OpenStoreError> {
+        let opened = open_store(self.store_choice(flag), &self.paths.data_dir)?;
+        if let Some(notice) = &opened.notice {
+            eprintln!("etrade: {notice}");
+        }
+        Ok(opened)
+    }
+
+    /// For the server: a store that cannot be opened is not fatal (paper needs none, and
+    /// `server_status` reports it as unavailable), but it is said once on stderr.
+    pub fn credential_store_or_unavailable(
+        &self,
+        flag: Option<StoreArg>,
+    ) -> Arc<dyn CredentialStore> {
+        match self.open_credential_store(flag) {
+            Ok(opened) => opened.store,
+            Err(e) => {
+                eprintln!("etrade: {e}");
+                Arc::new(UnavailableStore)
+            }
         }
     }
 }

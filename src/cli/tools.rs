@@ -1,5 +1,6 @@
 //! `etrade tools` and `etrade tools show NAME`.
 
+use super::output::outln;
 use etrade_mcp::generated::{CATALOG, TOOLS};
 use std::process::ExitCode;
 
@@ -8,7 +9,7 @@ pub fn list() -> ExitCode {
     for t in TOOLS.iter() {
         let summary = t.description.split(". ").next().unwrap_or(t.description);
         let summary = summary.trim_end_matches('.');
-        println!("{:width$}  {:13}  {summary}.", t.name, t.permission);
+        outln!("{:width$}  {:13}  {summary}.", t.name, t.permission);
     }
     ExitCode::SUCCESS
 }
@@ -23,14 +24,17 @@ pub fn show(name: &str) -> ExitCode {
             .and_then(|v| serde_json::to_string_pretty(&v))
             .unwrap_or_else(|_| text.to_string())
     };
-    println!("{} — {}\n\n{}\n", t.name, t.title, t.description);
-    println!("permission: {}", t.permission);
-    println!(
+    outln!("{} — {}\n\n{}\n", t.name, t.title, t.description);
+    outln!("permission: {}", t.permission);
+    outln!(
         "annotations: readOnlyHint={} destructiveHint={} idempotentHint={} openWorldHint={}",
-        t.read_only, t.destructive, t.idempotent, t.open_world
+        t.read_only,
+        t.destructive,
+        t.idempotent,
+        t.open_world
     );
-    println!("error codes: {}\n", t.error_codes.join(", "));
-    println!("input schema:\n{}\n", pretty(t.input_schema));
-    println!("output schema:\n{}", pretty(t.output_schema));
+    outln!("error codes: {}\n", t.error_codes.join(", "));
+    outln!("input schema:\n{}\n", pretty(t.input_schema));
+    outln!("output schema:\n{}", pretty(t.output_schema));
     ExitCode::SUCCESS
 }

@@ -64,7 +64,7 @@ impl Coordinator {
             path: path.clone(),
             kind: e.kind(),
         };
-        create_private_dir(&self.dir).map_err(io)?;
+        crate::platform::create_private_dir(&self.dir).map_err(io)?;
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -89,16 +89,6 @@ impl Coordinator {
             }
         }
     }
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

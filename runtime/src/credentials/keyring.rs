@@ -1,5 +1,5 @@
-//! [`CredentialStore`] backed by a `keyring-core` store (the Linux kernel keyring in
-//! production, keyring-core's in-memory mock in tests).
+//! [`CredentialStore`] backed by a `keyring-core` store: the platform's keyring (see
+//! [`crate::platform::native_stores`]), or keyring-core's in-memory mock in tests.
 
 use std::fmt;
 use std::sync::Arc;
@@ -20,17 +20,9 @@ pub struct KeyringStore {
 }
 
 impl KeyringStore {
-    /// The Linux kernel keyutils keyring.
+    /// The Linux kernel keyutils keyring (an error on other systems).
     pub fn linux_keyutils() -> Result<KeyringStore, StoreError> {
-        // A process started outside a login session (CI, containers, services) may have no
-        // usable session keyring; the store would then fail with "access denied". Joining
-        // or creating one is harmless, and entries stay shared across processes through the
-        // persistent keyring the store links into it.
-        let _ = linux_keyutils::KeyRing::from_special_id(
-            linux_keyutils::KeyRingIdentifier::Session,
-            true,
-        );
-        let store = linux_keyutils_keyring_store::Store::new()
+        let store = crate::platform::native_stores::kernel_keyring()
             .map_err(|err| unavailable("linux-keyutils", &err))?;
         Ok(Self::named(store, "linux-keyutils"))
     }
@@ -46,7 +38,10 @@ impl KeyringStore {
         Self::named(store, "keyring")
     }
 
-    fn named(store: Arc<keyring_core::CredentialStore>, backend: &'static str) -> KeyringStore {
+    pub(crate) fn named(
+        store: Arc<keyring_core::CredentialStore>,
+        backend: &'static str,
+    ) -> KeyringStore {
         KeyringStore { store, backend }
     }
 
@@ -109,6 +104,13 @@ impl CredentialStore for KeyringStore {
 
     fn backend_name(&self) -> &'static str {
         self.backend
+    }
+}
+
+impl StoreError {
+    /// A keyring error, classified; see [`unavailable`].
+    pub(crate) fn from_keyring(backend: &'static str, err: &KeyringError) -> StoreError {
+        unavailable(backend, err)
     }
 }
 
@@ -305,6 +307,7 @@ mod tests {
         let (raw, _) = mock_pair();
         assert_eq!(KeyringStore::from_store(raw).backend_name(), "keyring");
         // Construction only; touching the kernel keyring is left to integration testing.
+        #[cfg(target_os = "linux")]
         assert_eq!(
             KeyringStore::linux_keyutils()
                 .expect("keyutils")

@@ -33,7 +33,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -310,14 +310,7 @@ fn create_private_file(path: &Path) -> Result<(), PaperError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(store_err)?;
     }
-    let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path).map(drop).map_err(store_err)
+    crate::platform::create_private_file(path).map_err(store_err)
 }
 
 impl PaperBook {

@@ -9,7 +9,7 @@
 //! Records are JSON so the on-disk format follows the serde derives in [`super::types`].
 
 use std::fmt::Display;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -487,14 +487,7 @@ impl TradingStore {
 /// Creates an empty file readable only by its owner (it holds account ids), or leaves an
 /// existing one as it is.
 fn create_private_file(path: &Path) -> Result<(), StoreError> {
-    let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path).map(drop).map_err(database)
+    crate::platform::create_private_file(path).map_err(database)
 }
 
 /// Appends `intent` as a Pending entry within `txn`; returns the new id.
@@ -697,11 +690,8 @@ mod tests {
         store.insert_preview(&record).unwrap();
         assert_eq!(store.preview("p1").unwrap(), Some(record));
 
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(store.path()).unwrap().permissions().mode();
-            assert_eq!(mode & 0o777, 0o600);
+        if cfg!(unix) {
+            assert_eq!(crate::platform::permission_bits(store.path()), Some(0o600));
         }
         // Reopening an existing store keeps its contents.
         let again = TradingStore::open(store.path()).unwrap();

@@ -1,0 +1,391 @@
+//! Which credential store a command uses: the choice (flag, environment variable,
+//! `credential_store` in the profile, or `auto`), and opening it.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{CredentialStore, FileStore, KeyringStore, StoreError};
+use crate::platform::{self, Os, native_stores};
+
+/// A credential store by name, as written in `config.toml`, `--credential-store` and
+/// `ETRADE_MCP_CREDENTIAL_STORE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StoreChoice {
+    /// The platform's persistent store, falling back in a stated order.
+    #[default]
+    Auto,
+    /// The macOS Keychain.
+    Keychain,
+    /// The Windows Credential Manager.
+    Windows,
+    /// The freedesktop Secret Service over D-Bus (GNOME Keyring, KWallet, KeePassXC).
+    SecretService,
+    /// The Linux kernel keyring: in memory, gone at reboot.
+    Keyutils,
+    /// One owner-only JSON file in the state folder (opt-in).
+    File,
+    /// In memory, empty at start (tests).
+    Memory,
+}
+
+impl StoreChoice {
+    pub const ALL: [StoreChoice; 7] = [
+        StoreChoice::Auto,
+        StoreChoice::Keychain,
+        StoreChoice::Windows,
+        StoreChoice::SecretService,
+        StoreChoice::Keyutils,
+        StoreChoice::File,
+        StoreChoice::Memory,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreChoice::Auto => "auto",
+            StoreChoice::Keychain => "keychain",
+            StoreChoice::Windows => "windows",
+            StoreChoice::SecretService => "secret-service",
+            StoreChoice::Keyutils => "keyutils",
+            StoreChoice::File => "file",
+            StoreChoice::Memory => "memory",
+        }
+    }
+
+    /// The backend name a store of this kind reports (`server_status.credentials.backend`).
+    pub fn backend(self) -> &'static str {
+        match self {
+            StoreChoice::Auto => "auto",
+            StoreChoice::Keychain => "keychain",
+            StoreChoice::Windows => "windows-credential-manager",
+            StoreChoice::SecretService => "secret-service",
+            StoreChoice::Keyutils => "linux-keyutils",
+            StoreChoice::File => "file",
+            StoreChoice::Memory => "mock",
+        }
+    }
+
+    /// Whether this store exists on `os` at all.
+    pub fn exists_on(self, os: Os) -> bool {
+        match self {
+            StoreChoice::Auto | StoreChoice::File | StoreChoice::Memory => true,
+            StoreChoice::Keychain => os == Os::MacOs,
+            StoreChoice::Windows => os == Os::Windows,
+            StoreChoice::SecretService | StoreChoice::Keyutils => os == Os::Linux,
+        }
+    }
+
+    /// The stores a person may pick on `os`, for messages.
+    pub fn available_on(os: Os) -> Vec<StoreChoice> {
+        Self::ALL
+            .into_iter()
+            .filter(|c| c.exists_on(os) && *c != StoreChoice::Auto)
+            .collect()
+    }
+
+    /// What `auto` tries on `os`, in order.
+    pub fn auto_order(os: Os) -> &'static [StoreChoice] {
+        match os {
+            Os::MacOs => &[StoreChoice::Keychain],
+            Os::Windows => &[StoreChoice::Windows],
+            Os::Linux => &[StoreChoice::SecretService, StoreChoice::Keyutils],
+            Os::OtherUnix => &[],
+        }
+    }
+
+    /// One paragraph on what the store is and what it does and does not protect against
+    /// (shown by `etrade doctor`).
+    pub fn trade_offs(self) -> &'static str {
+        match self {
+            StoreChoice::Auto => {
+                "picks the platform's persistent store: the Keychain on macOS, the Credential \
+                 Manager on Windows, the Secret Service on a Linux desktop, else the kernel keyring"
+            }
+            StoreChoice::Keychain => {
+                "the macOS login Keychain: encrypted at rest, unlocked with your login, survives \
+                 reboots; other programs running as you may be allowed to read it"
+            }
+            StoreChoice::Windows => {
+                "the Windows Credential Manager: encrypted with your Windows login (DPAPI), \
+                 survives reboots; programs running as you can read it"
+            }
+            StoreChoice::SecretService => {
+                "the desktop keyring over D-Bus (GNOME Keyring, KWallet, KeePassXC): encrypted \
+                 at rest, unlocked at login, survives reboots; unlocked, programs running as you \
+                 can read it"
+            }
+            StoreChoice::Keyutils => {
+                "the Linux kernel keyring: in memory only, so it forgets the consumer key, secret \
+                 and token at every reboot (E*TRADE tokens end at midnight US Eastern anyway); for \
+                 headless boxes and containers without a D-Bus session"
+            }
+            StoreChoice::File => {
+                "one JSON file in the state folder, owner-only (mode 0600; the per-user profile on \
+                 Windows): keeps other users out, but not anything running as you, and the secrets \
+                 are not encrypted (backups and disk images carry them)"
+            }
+            StoreChoice::Memory => "in memory and empty at every start: for tests only",
+        }
+    }
+}
+
+impl fmt::Display for StoreChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown credential store `{0}`, expected one of: auto, keychain, windows, secret-service, keyutils, file, memory"
+)]
+pub struct UnknownStore(pub String);
+
+impl FromStr for StoreChoice {
+    type Err = UnknownStore;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| UnknownStore(s.to_owned()))
+    }
+}
+
+/// A store that opened, and for `auto`, the one line saying which and why.
+pub struct OpenedStore {
+    pub store: Arc<dyn CredentialStore>,
+    pub choice: StoreChoice,
+    /// For `auto`: which store is used and why (printed once on stderr).
+    pub notice: Option<String>,
+}
+
+impl fmt::Debug for OpenedStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedStore")
+            .field("backend", &self.store.backend_name())
+            .field("choice", &self.choice)
+            .field("notice", &self.notice)
+            .finish()
+    }
+}
+
+/// Why no store could be opened. Every message names the stores that could be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenStoreError {
+    #[error("the {store} credential store does not exist on this system; use one of: {others}")]
+    NotOnThisSystem { store: StoreChoice, others: String },
+    #[error("the {store} credential store cannot be used: {why}; other stores: {others}")]
+    Unavailable {
+        store: StoreChoice,
+        why: String,
+        others: String,
+    },
+    #[error("no credential store works here ({why}); choose one with --credential-store: {others}")]
+    NoneWorks { why: String, others: String },
+}
+
+/// Opens the chosen store; `state_dir` is where the `file` store keeps its file.
+pub fn open_store(choice: StoreChoice, state_dir: &Path) -> Result<OpenedStore, OpenStoreError> {
+    open_store_on(platform::CURRENT, choice, state_dir)
+}
+
+fn others(os: Os, except: StoreChoice) -> String {
+    StoreChoice::available_on(os)
+        .into_iter()
+        .filter(|c| *c != except && *c != StoreChoice::Memory)
+        .map(StoreChoice::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn open_store_on(
+    os: Os,
+    choice: StoreChoice,
+    state_dir: &Path,
+) -> Result<OpenedStore, OpenStoreError> {
+    if !choice.exists_on(os) {
+        return Err(OpenStoreError::NotOnThisSystem {
+            store: choice,
+            others: others(os, choice),
+        });
+    }
+    if choice != StoreChoice::Auto {
+        return open_one(choice, state_dir)
+            .map(|store| OpenedStore {
+                store,
+                choice,
+                notice: None,
+            })
+            .map_err(|why| OpenStoreError::Unavailable {
+                store: choice,
+                why,
+                others: others(os, choice),
+            });
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    for &candidate in StoreChoice::auto_order(os) {
+        match open_one(candidate, state_dir) {
+            Ok(store) => {
+                let why = if reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}; ", reasons.join("; "))
+                };
+                let notice = format!(
+                    "credentials: {why}using {}, {}",
+                    describe(candidate),
+                    persistence(candidate)
+                );
+                return Ok(OpenedStore {
+                    store,
+                    choice: candidate,
+                    notice: Some(notice),
+                });
+            }
+            Err(why) => reasons.push(why),
+        }
+    }
+    if reasons.is_empty() {
+        reasons.push("this system has no native credential store".into());
+    }
+    Err(OpenStoreError::NoneWorks {
+        why: reasons.join("; "),
+        others: others(os, StoreChoice::Auto),
+    })
+}
+
+fn describe(choice: StoreChoice) -> &'static str {
+    match choice {
+        StoreChoice::Keychain => "the macOS Keychain",
+        StoreChoice::Windows => "the Windows Credential Manager",
+        StoreChoice::SecretService => "the Secret Service on the D-Bus session bus",
+        StoreChoice::Keyutils => "the Linux kernel keyring",
+        StoreChoice::File => "the credentials file in the state folder",
+        StoreChoice::Memory => "an in-memory store",
+        StoreChoice::Auto => "the platform's store",
+    }
+}
+
+fn persistence(choice: StoreChoice) -> &'static str {
+    match choice {
+        StoreChoice::Keyutils => "which forgets credentials at reboot",
+        StoreChoice::Memory => "which starts empty (tests)",
+        _ => "which keeps them across reboots",
+    }
+}
+
+/// Opens one concrete store; the error is a reason safe to show (never platform text,
+/// which can echo stored material).
+fn open_one(choice: StoreChoice, state_dir: &Path) -> Result<Arc<dyn CredentialStore>, String> {
+    let named = |made: Result<Arc<keyring_core::CredentialStore>, keyring_core::Error>,
+                 what: &str|
+     -> Result<Arc<dyn CredentialStore>, String> {
+        match made {
+            Ok(store) => Ok(Arc::new(KeyringStore::named(store, choice.backend()))),
+            Err(e) => Err(format!(
+                "{what} did not open ({})",
+                StoreError::from_keyring(choice.backend(), &e)
+            )),
+        }
+    };
+    match choice {
+        StoreChoice::Keychain => named(native_stores::keychain(), "the macOS Keychain"),
+        StoreChoice::Windows => named(
+            native_stores::windows_credential_manager(),
+            "the Windows Credential Manager",
+        ),
+        StoreChoice::SecretService => {
+            if !native_stores::session_bus_advertised() {
+                return Err("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset)".into());
+            }
+            named(native_stores::secret_service(), "the session bus answered but no Secret Service (GNOME Keyring, KWallet or KeePassXC, unlocked)")
+                .map_err(|_| "the D-Bus session bus has no working Secret Service (start and unlock GNOME Keyring, KWallet or KeePassXC)".to_string())
+        }
+        StoreChoice::Keyutils => named(native_stores::kernel_keyring(), "the Linux kernel keyring"),
+        StoreChoice::File => Ok(Arc::new(FileStore::in_dir(state_dir))),
+        StoreChoice::Memory => KeyringStore::mock()
+            .map(|s| Arc::new(s) as Arc<dyn CredentialStore>)
+            .map_err(|e| e.to_string()),
+        StoreChoice::Auto => Err("auto is not a store".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_parse() {
+        for c in StoreChoice::ALL {
+            assert_eq!(c.as_str().parse::<StoreChoice>(), Ok(c));
+            let toml = format!("v = \"{c}\"");
+            #[derive(Deserialize)]
+            struct V {
+                v: StoreChoice,
+            }
+            let v: V = toml::from_str(&toml).expect("toml");
+            assert_eq!(v.v, c);
+        }
+        let err = "keyring".parse::<StoreChoice>().expect_err("unknown");
+        assert!(err.to_string().contains("secret-service"));
+    }
+
+    #[test]
+    fn each_platform_offers_its_own_stores() {
+        let names = |os| -> Vec<&str> {
+            StoreChoice::available_on(os)
+                .into_iter()
+                .map(StoreChoice::as_str)
+                .collect()
+        };
+        assert_eq!(names(Os::MacOs), ["keychain", "file", "memory"]);
+        assert_eq!(names(Os::Windows), ["windows", "file", "memory"]);
+        assert_eq!(
+            names(Os::Linux),
+            ["secret-service", "keyutils", "file", "memory"]
+        );
+        assert_eq!(
+            StoreChoice::auto_order(Os::Linux)[0],
+            StoreChoice::SecretService
+        );
+    }
+
+    #[test]
+    fn a_store_from_another_platform_is_refused_with_the_alternatives() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = open_store_on(Os::Linux, StoreChoice::Keychain, dir.path()).expect_err("no");
+        assert_eq!(
+            err.to_string(),
+            "the keychain credential store does not exist on this system; use one of: secret-service, keyutils, file"
+        );
+        let err = open_store_on(Os::MacOs, StoreChoice::Keyutils, dir.path()).expect_err("no");
+        assert!(
+            err.to_string().ends_with("use one of: keychain, file"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn file_and_memory_open_anywhere() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let opened = open_store(StoreChoice::File, dir.path()).expect("file");
+        assert_eq!(opened.store.backend_name(), "file");
+        assert_eq!(opened.notice, None);
+        let opened = open_store(StoreChoice::Memory, dir.path()).expect("memory");
+        assert_eq!(opened.store.backend_name(), "mock");
+    }
+
+    #[test]
+    fn other_unix_auto_has_nothing_to_pick_and_says_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = open_store_on(Os::OtherUnix, StoreChoice::Auto, dir.path()).expect_err("none");
+        let text = err.to_string();
+        assert!(text.contains("no native credential store"), "{text}");
+        assert!(text.contains("file"), "{text}");
+    }
+}

@@ -1,0 +1,484 @@
+//! Everything that differs between operating systems, in one place.
+//!
+//! The rest of the code calls these functions and never names an OS-specific API: owner-only
+//! files and folders, atomic replacement of a small file, termination signals, the default
+//! configuration and state folders, and the native credential stores. Each platform compiles
+//! only its own branch (and its own store crates, through target-specific dependencies).
+
+use std::ffi::OsString;
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The operating-system family, as far as this program cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    Linux,
+    MacOs,
+    Windows,
+    /// Any other Unix (the BSDs): XDG folders, file-based stores only.
+    OtherUnix,
+}
+
+/// The OS this binary was built for.
+pub const CURRENT: Os = if cfg!(target_os = "linux") {
+    Os::Linux
+} else if cfg!(target_os = "macos") {
+    Os::MacOs
+} else if cfg!(windows) {
+    Os::Windows
+} else {
+    Os::OtherUnix
+};
+
+// ---------------------------------------------------------------------------------------
+// Default folders
+// ---------------------------------------------------------------------------------------
+
+/// Where configuration and state live when no override is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultDirs {
+    pub config: PathBuf,
+    pub data: PathBuf,
+}
+
+/// Which folder could not be located.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissingDir {
+    Config,
+    Data,
+}
+
+/// The default folders for `os`, from environment variables read through `lookup` (so
+/// every platform's rule is testable on any platform).
+///
+/// - Linux, macOS and other Unix: XDG (`$XDG_CONFIG_HOME` or `~/.config`, `$XDG_DATA_HOME`
+///   or `~/.local/share`). On macOS this follows the command-line tools people already
+///   keep there (gh, gcloud, kubectl, git, the AWS CLI's dot folder): a path without spaces
+///   that is easy to type into an MCP host's configuration and to edit from a terminal.
+/// - Windows: `%APPDATA%\etrade-mcp` for `config.toml` (roams with the user) and
+///   `%LOCALAPPDATA%\etrade-mcp` for state (databases and locks stay on the machine), as gh
+///   does; both lie inside the per-user profile, which only that user can open.
+pub fn default_dirs(
+    os: Os,
+    app: &str,
+    lookup: impl Fn(&str) -> Option<OsString>,
+) -> Result<DefaultDirs, MissingDir> {
+    // Relative values would scatter state relative to the working directory; the XDG spec
+    // says to ignore them, and the same reasoning holds for the Windows variables.
+    let absolute = |name: &str| {
+        lookup(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+            .filter(|p| is_absolute_for(os, p))
+    };
+    match os {
+        Os::Windows => {
+            let config = absolute("APPDATA").ok_or(MissingDir::Config)?;
+            let data = absolute("LOCALAPPDATA").unwrap_or_else(|| config.clone());
+            Ok(DefaultDirs {
+                config: config.join(app),
+                data: data.join(app),
+            })
+        }
+        Os::Linux | Os::MacOs | Os::OtherUnix => {
+            let home = absolute("HOME");
+            let config = absolute("XDG_CONFIG_HOME")
+                .or_else(|| home.as_ref().map(|h| h.join(".config")))
+                .ok_or(MissingDir::Config)?;
+            let data = absolute("XDG_DATA_HOME")
+                .or_else(|| home.as_ref().map(|h| h.join(".local").join("share")))
+                .ok_or(MissingDir::Data)?;
+            Ok(DefaultDirs {
+                config: config.join(app),
+                data: data.join(app),
+            })
+        }
+    }
+}
+
+/// `Path::is_absolute` answers for the running OS; resolving another OS's rule (in tests)
+/// needs that OS's notion: a drive letter or a UNC prefix on Windows.
+fn is_absolute_for(os: Os, path: &Path) -> bool {
+    if os == CURRENT {
+        return path.is_absolute();
+    }
+    let text = path.to_string_lossy();
+    match os {
+        Os::Windows => {
+            let b = text.as_bytes();
+            text.starts_with(r"\\")
+                || (b.len() >= 3
+                    && b[0].is_ascii_alphabetic()
+                    && b[1] == b':'
+                    && (b[2] == b'\\' || b[2] == b'/'))
+        }
+        _ => text.starts_with('/'),
+    }
+}
+
+/// A note for people reading `etrade doctor` or the README: which folder convention
+/// applies here.
+pub fn folder_convention(os: Os) -> &'static str {
+    match os {
+        Os::Windows => "%APPDATA%\\etrade-mcp (config) and %LOCALAPPDATA%\\etrade-mcp (state)",
+        _ => "XDG: ~/.config/etrade-mcp (config) and ~/.local/share/etrade-mcp (state)",
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Owner-only files and folders
+// ---------------------------------------------------------------------------------------
+
+/// Creates `dir` (and its parents) and restricts it to the current user.
+///
+/// Unix: mode 0700, enforced on an existing folder too, since it may predate this program
+/// or have been made under a loose umask. Windows: the folders used live inside the
+/// per-user profile, whose inherited ACL already admits only that user and the system.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+            Err(err) => return Err(err),
+        }
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::create_dir_all(dir)
+    }
+}
+
+/// Makes `options` create files readable and writable by their owner only (Unix 0600;
+/// elsewhere the folder's ACL decides).
+pub fn owner_only(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// Creates an empty owner-only file, or leaves an existing one as it is.
+pub fn create_private_file(path: &Path) -> io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    owner_only(&mut options).open(path).map(drop)
+}
+
+/// The Unix permission bits of `path` (`None` where the OS has none, or it is unreadable).
+pub fn permission_bits(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Replaces `path` with `bytes` so that a reader (or a crash at any instant) sees the old
+/// contents or the new, never a mix: the bytes go to an owner-only temporary file in the
+/// same folder, are flushed to disk, and the temporary file is renamed over `path` (an
+/// atomic replace on every supported OS). On Unix the folder is flushed too, so the
+/// rename itself survives a power cut.
+pub fn replace_file_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+    let mut temp_name = OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".{}.tmp", std::process::id()));
+    let temp = dir.join(temp_name);
+    let written = (|| {
+        let mut options = OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        let mut file = owner_only(&mut options).open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Flushes a folder's entries (a rename) to disk where the OS allows opening a folder.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(handle) = std::fs::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+// ---------------------------------------------------------------------------------------
+// Termination signals
+// ---------------------------------------------------------------------------------------
+
+/// The requests to stop that a server honours: SIGINT and SIGTERM on Unix; Ctrl-C,
+/// Ctrl-Break and the console closing on Windows.
+///
+/// Registered when made, because registration is what makes a signal catchable: one that
+/// arrives between registration and [`TerminationSignals::recv`] is not lost.
+pub struct TerminationSignals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+    #[cfg(windows)]
+    ctrl_c: tokio::signal::windows::CtrlC,
+    #[cfg(windows)]
+    ctrl_break: tokio::signal::windows::CtrlBreak,
+    #[cfg(windows)]
+    close: tokio::signal::windows::CtrlClose,
+}
+
+impl TerminationSignals {
+    /// Must be called inside a Tokio runtime.
+    pub fn register() -> io::Result<TerminationSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(TerminationSignals {
+                term: signal(SignalKind::terminate())?,
+                int: signal(SignalKind::interrupt())?,
+            })
+        }
+        #[cfg(windows)]
+        {
+            use tokio::signal::windows;
+            Ok(TerminationSignals {
+                ctrl_c: windows::ctrl_c()?,
+                ctrl_break: windows::ctrl_break()?,
+                close: windows::ctrl_close()?,
+            })
+        }
+    }
+
+    /// Resolves at the first request to stop.
+    pub async fn recv(&mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+        #[cfg(windows)]
+        tokio::select! {
+            _ = self.ctrl_c.recv() => {}
+            _ = self.ctrl_break.recv() => {}
+            _ = self.close.recv() => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Native credential stores
+// ---------------------------------------------------------------------------------------
+
+/// The OS-provided credential stores, each compiled only where it exists. Every
+/// constructor exists on every platform and answers `NotSupportedByStore` where the store
+/// does not, so callers need no `cfg` of their own.
+pub mod native_stores {
+    use keyring_core::{CredentialStore, Error};
+    use std::sync::Arc;
+
+    type Made = Result<Arc<CredentialStore>, Error>;
+
+    #[allow(dead_code)]
+    fn absent(what: &str) -> Made {
+        Err(Error::NotSupportedByStore(format!(
+            "{what} is not available on this operating system"
+        )))
+    }
+
+    /// The macOS login Keychain.
+    pub fn keychain() -> Made {
+        #[cfg(target_os = "macos")]
+        {
+            let store: Arc<CredentialStore> = apple_native_keyring_store::keychain::Store::new()?;
+            Ok(store)
+        }
+        #[cfg(not(target_os = "macos"))]
+        absent("the macOS Keychain")
+    }
+
+    /// The Windows Credential Manager (generic credentials of the signed-in user).
+    pub fn windows_credential_manager() -> Made {
+        #[cfg(windows)]
+        {
+            let store: Arc<CredentialStore> = windows_native_keyring_store::Store::new()?;
+            Ok(store)
+        }
+        #[cfg(not(windows))]
+        absent("the Windows Credential Manager")
+    }
+
+    /// The freedesktop Secret Service on the D-Bus session bus (GNOME Keyring, KWallet,
+    /// KeePassXC).
+    pub fn secret_service() -> Made {
+        #[cfg(target_os = "linux")]
+        {
+            let store: Arc<CredentialStore> = zbus_secret_service_keyring_store::Store::new()?;
+            Ok(store)
+        }
+        #[cfg(not(target_os = "linux"))]
+        absent("the Secret Service")
+    }
+
+    /// The Linux kernel keyring (keyutils), linked into the user's persistent keyring.
+    pub fn kernel_keyring() -> Made {
+        #[cfg(target_os = "linux")]
+        {
+            // A process started outside a login session (CI, containers, services) may have
+            // no usable session keyring; the store would then fail with "access denied".
+            // Joining or creating one is harmless, and entries stay shared across processes
+            // through the persistent keyring the store links into it.
+            let _ = linux_keyutils::KeyRing::from_special_id(
+                linux_keyutils::KeyRingIdentifier::Session,
+                true,
+            );
+            let store: Arc<CredentialStore> = linux_keyutils_keyring_store::Store::new()?;
+            Ok(store)
+        }
+        #[cfg(not(target_os = "linux"))]
+        absent("the Linux kernel keyring")
+    }
+
+    /// Whether a D-Bus session bus is advertised to this process: the address variable, or
+    /// the standard socket under `$XDG_RUNTIME_DIR`. Says nothing about what answers there.
+    pub fn session_bus_advertised() -> bool {
+        if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty()) {
+            return true;
+        }
+        std::env::var_os("XDG_RUNTIME_DIR")
+            .filter(|v| !v.is_empty())
+            .is_some_and(|dir| std::path::Path::new(&dir).join("bus").exists())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn dirs(os: Os, vars: &[(&str, &str)]) -> Result<DefaultDirs, MissingDir> {
+        let map: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
+        default_dirs(os, "etrade-mcp", |name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn windows_uses_roaming_config_and_local_state() {
+        let d = dirs(
+            Os::Windows,
+            &[
+                ("APPDATA", r"C:\Users\u\AppData\Roaming"),
+                ("LOCALAPPDATA", r"C:\Users\u\AppData\Local"),
+                ("HOME", "/home/u"),
+            ],
+        )
+        .expect("resolves");
+        assert!(
+            d.config
+                .to_string_lossy()
+                .starts_with(r"C:\Users\u\AppData\Roaming")
+        );
+        assert!(d.config.to_string_lossy().ends_with("etrade-mcp"));
+        assert!(
+            d.data
+                .to_string_lossy()
+                .starts_with(r"C:\Users\u\AppData\Local")
+        );
+        // Without LOCALAPPDATA the state goes beside the configuration.
+        let d = dirs(Os::Windows, &[("APPDATA", r"C:\Users\u\AppData\Roaming")]).expect("ok");
+        assert_eq!(d.config, d.data);
+        assert_eq!(
+            dirs(Os::Windows, &[("APPDATA", "relative")]),
+            Err(MissingDir::Config)
+        );
+        assert_eq!(dirs(Os::Windows, &[]), Err(MissingDir::Config));
+    }
+
+    #[test]
+    fn unix_family_uses_xdg() {
+        for os in [Os::Linux, Os::MacOs, Os::OtherUnix] {
+            let d = dirs(os, &[("HOME", "/Users/u")]).expect("resolves");
+            assert_eq!(d.config, PathBuf::from("/Users/u/.config/etrade-mcp"));
+            assert_eq!(d.data, PathBuf::from("/Users/u/.local/share/etrade-mcp"));
+            let d = dirs(os, &[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x/c")]).expect("ok");
+            assert_eq!(d.config, PathBuf::from("/x/c/etrade-mcp"));
+            assert_eq!(dirs(os, &[("APPDATA", r"C:\x")]), Err(MissingDir::Config));
+        }
+    }
+
+    #[test]
+    fn private_dir_and_file_are_owner_only() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("a").join("b");
+        create_private_dir(&dir).expect("created");
+        create_private_dir(&dir).expect("idempotent");
+        let file = dir.join("f");
+        create_private_file(&file).expect("file");
+        if cfg!(unix) {
+            assert_eq!(permission_bits(&dir), Some(0o700));
+            assert_eq!(permission_bits(&file), Some(0o600));
+        }
+    }
+
+    #[test]
+    fn atomic_replace_writes_owner_only_and_leaves_no_temporary() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("credentials.json");
+        replace_file_atomically(&path, b"first").expect("write");
+        replace_file_atomically(&path, b"second").expect("replace");
+        assert_eq!(std::fs::read(&path).expect("read"), b"second");
+        if cfg!(unix) {
+            assert_eq!(permission_bits(&path), Some(0o600));
+        }
+        let names: Vec<_> = std::fs::read_dir(tmp.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, vec![OsString::from("credentials.json")]);
+    }
+
+    #[test]
+    fn absent_stores_say_so() {
+        let missing = [
+            (Os::MacOs, native_stores::keychain()),
+            (Os::Windows, native_stores::windows_credential_manager()),
+        ];
+        for (os, made) in missing {
+            if os != CURRENT {
+                assert!(matches!(
+                    made,
+                    Err(keyring_core::Error::NotSupportedByStore(_))
+                ));
+            }
+        }
+    }
+}
