@@ -81,6 +81,8 @@ async fn config_profile_environment_applies_and_flags_override() {
     assert_eq!(payload(&r)["meta"]["environment"], "paper");
 }
 
+// SIGTERM is a Unix signal (Windows has Ctrl-C and Ctrl-Break instead).
+#[cfg(unix)]
 #[tokio::test]
 async fn sigterm_shuts_the_http_server_down_gracefully() {
     let mut server = http_server(&[]).await;
@@ -159,4 +161,31 @@ async fn completions_cover_every_command() {
         .await
         .expect("run");
     assert!(!out.status.success(), "an unknown shell is refused");
+}
+
+/// `etrade tools show get_portfolio | head`: the reader leaves after a few bytes of an
+/// 80 KB answer (more than a pipe buffers), and the command ends quietly, without a panic.
+#[tokio::test]
+async fn a_closed_stdout_ends_the_command_quietly() {
+    use tokio::io::AsyncReadExt;
+    let home = home();
+    for args in [
+        &["tools", "show", "get_portfolio"][..],
+        &["completions", "bash"][..],
+    ] {
+        let mut child = command(&home, args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).await.expect("some output");
+        drop(stdout);
+        let out = child.wait_with_output().await.expect("ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.trim().is_empty(), "{args:?} said nothing: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {:?}", out.status);
+    }
 }

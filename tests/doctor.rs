@@ -3,6 +3,9 @@
 //! then a stale pair), each run at debug level is scanned — stdout, stderr — and at the end
 //! every file of the state folder.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::canary::{Canaries, DEBUG_LOG};

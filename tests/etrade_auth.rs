@@ -11,13 +11,18 @@
 //! server's stdout, every tool output and every state file are scanned. The request token
 //! itself is not a canary: the authorize URL the user opens carries it by design.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring (and the Secret Service tests need a D-Bus desktop keyring).
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::canary::{Canaries, DEBUG_LOG, KeyringEntries, Tap, log_file};
 use common::*;
 use fake_etrade::{FakeConfig, FakeEtrade};
 use runtime::config::Environment;
-use runtime::credentials::{CredentialKey, CredentialStore, KeyringStore};
+use runtime::credentials::{
+    CREDENTIALS_FILE_NAME, CredentialKey, CredentialStore, FileStore, KeyringStore,
+};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -36,6 +41,9 @@ struct World {
     request_tokens: std::sync::Mutex<Vec<String>>,
     /// Verification codes typed in.
     verifiers: std::sync::Mutex<Vec<String>>,
+    /// `ETRADE_MCP_CREDENTIAL_STORE` for every command, and the environment it needs.
+    store: &'static str,
+    store_env: Vec<(String, String)>,
 }
 
 /// What `etrade auth login` printed.
@@ -46,6 +54,14 @@ struct Login {
 
 impl World {
     async fn new(name: &str) -> World {
+        World::with_store(name, "keyutils", Vec::new()).await
+    }
+
+    async fn with_store(
+        name: &str,
+        store: &'static str,
+        store_env: Vec<(String, String)>,
+    ) -> World {
         let mut config = FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET);
         // The tests move the fake's clock by hours; the client signs with the real clock.
         config.timestamp_window = Duration::from_secs(3 * 24 * 3600);
@@ -70,6 +86,8 @@ impl World {
             profile,
             request_tokens: Default::default(),
             verifiers: Default::default(),
+            store,
+            store_env,
         }
     }
 
@@ -77,7 +95,8 @@ impl World {
         let mut all: Vec<&str> = args.to_vec();
         all.extend(["--profile", &self.profile]);
         let mut c = command(&self.home, &all);
-        c.env("ETRADE_MCP_CREDENTIAL_STORE", "keyutils")
+        c.env("ETRADE_MCP_CREDENTIAL_STORE", self.store)
+            .envs(self.store_env.iter().map(|(k, v)| (k, v)))
             .env("ETRADE_MCP_RATE_SCALE", "100")
             .env(DEBUG_LOG.0, DEBUG_LOG.1)
             .env("ETRADE_CONSUMER_KEY", CONSUMER_KEY)
@@ -97,10 +116,11 @@ impl World {
     /// `server.log` and a copy of its stdout to `server-stdout.log` in the state folder.
     async fn serve(&self, envs: &[(&str, &str)]) -> (Client, tokio::process::Child) {
         let mut all = vec![
-            ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
+            ("ETRADE_MCP_CREDENTIAL_STORE", self.store),
             ("ETRADE_MCP_RATE_SCALE", "100"),
             DEBUG_LOG,
         ];
+        all.extend(self.store_env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         all.extend_from_slice(envs);
         stdio_client_recorded(
             &self.home,
@@ -136,14 +156,16 @@ impl World {
     }
 
     /// The scan at the end of a test: no canary in any file of the state folder (the
-    /// server's debug log and stdout copy included). Returns the canaries.
+    /// server's debug log and stdout copy included) but the file store's own file when
+    /// that is the store. Returns the canaries.
     fn assert_state_clean(&self) -> Canaries {
         let c = self.canaries();
         assert!(
             self.tap.form_values("oauth_token_secret").len() >= 2,
             "the tap saw the request token's and the access token's secrets"
         );
-        c.assert_absent_in_dir(self.home.path());
+        let own = self.home.path().join(CREDENTIALS_FILE_NAME);
+        c.assert_absent_in_dir_except(self.home.path(), &[own]);
         c
     }
 
@@ -406,6 +428,235 @@ async fn a_held_lock_fails_within_a_bounded_time() {
     stop_stdio_server(client, server).await;
     w.logout().await;
     w.assert_state_clean();
+}
+
+/// `server_status` on a fresh server, then one signed call the fake verifies.
+async fn fresh_server_signs(w: &World, backend: &str) -> Vec<String> {
+    let (client, server) = w.serve(&[]).await;
+    let status = payload(
+        &call(&client, "server_status", serde_json::json!({}))
+            .await
+            .expect("status"),
+    );
+    assert_eq!(data(&status)["credentials"]["state"], "active", "{status}");
+    assert_eq!(data(&status)["credentials"]["backend"], backend, "{status}");
+    let before = w.fake.count("GET", "/v1/accounts/list");
+    let listed = call(&client, "list_accounts", serde_json::json!({}))
+        .await
+        .expect("call");
+    assert_eq!(listed.is_error, Some(false), "{listed:?}");
+    assert_eq!(w.fake.count("GET", "/v1/accounts/list"), before + 1);
+    let last = w
+        .fake
+        .requests()
+        .into_iter()
+        .rfind(|r| r.path.starts_with("/v1/accounts/list"))
+        .expect("the call reached the fake");
+    assert!(last.signature_verified, "the fake verified the signature");
+    let outputs = vec![status.to_string(), payload(&listed).to_string()];
+    stop_stdio_server(client, server).await;
+    outputs
+}
+
+/// The file store: the login lands in one owner-only `credentials.json`, a fresh server
+/// signs with it, and the secrets are in that file and in no output, log or other file.
+#[tokio::test]
+async fn file_store_keeps_the_login_in_one_private_file() {
+    let w = World::with_store("file", "file", Vec::new()).await;
+    let login = w.login().await;
+    assert!(login.stdout.contains("state: active"), "{}", login.stdout);
+    assert!(
+        !login.stderr.contains("etrade: credentials:"),
+        "a chosen store needs no notice: {}",
+        login.stderr
+    );
+    let path = w.home.path().join(CREDENTIALS_FILE_NAME);
+    if cfg!(unix) {
+        assert_eq!(runtime::platform::permission_bits(&path), Some(0o600));
+    }
+    let stored = FileStore::in_dir(w.home.path())
+        .load(&w.key())
+        .expect("load")
+        .expect("login wrote the entry");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let token = stored.access_token.as_ref().expect("token").expose();
+    let token_secret = stored
+        .access_token_secret
+        .as_ref()
+        .expect("secret")
+        .expose();
+    for (what, secret) in [
+        ("consumer secret", CONSUMER_SECRET),
+        ("access token", token),
+        ("access token secret", token_secret),
+    ] {
+        assert!(text.contains(secret), "the file holds the {what}");
+    }
+    #[cfg(target_os = "linux")]
+    assert!(
+        KeyringStore::linux_keyutils()
+            .expect("keyutils")
+            .load(&w.key())
+            .expect("load")
+            .is_none(),
+        "nothing went to the kernel keyring"
+    );
+
+    let outputs = fresh_server_signs(&w, "file").await;
+    let canaries = w.assert_state_clean();
+    for (i, o) in outputs.iter().enumerate() {
+        canaries.assert_absent_in_str(&format!("tool output #{i}"), o);
+    }
+    w.logout().await;
+    assert!(
+        FileStore::in_dir(w.home.path())
+            .load(&w.key())
+            .expect("load")
+            .is_none(),
+        "logout deleted the entry"
+    );
+    assert!(
+        !std::fs::read_to_string(&path)
+            .expect("read")
+            .contains(CONSUMER_SECRET)
+    );
+}
+
+// The Secret Service is a freedesktop D-Bus service: Linux desktops only.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn secret_service_login_survives_a_keyring_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("secret-service");
+    let Some(service) = common::secret_service::SecretService::start(&folder) else {
+        return;
+    };
+    // Without the bus's guid, so the address stays valid for the restarted bus.
+    let address = format!("unix:path={}", folder.join("bus").display());
+    let w = World::with_store(
+        "secret",
+        "secret-service",
+        vec![("DBUS_SESSION_BUS_ADDRESS".into(), address)],
+    )
+    .await;
+    let login = w.login().await;
+    assert!(login.stdout.contains("state: active"), "{}", login.stdout);
+    assert!(
+        KeyringStore::linux_keyutils()
+            .expect("keyutils")
+            .load(&w.key())
+            .expect("load")
+            .is_none(),
+        "nothing went to the kernel keyring"
+    );
+    assert!(!w.home.path().join(CREDENTIALS_FILE_NAME).exists());
+
+    // The stand-in for a reboot: bus and keyring daemon gone, started again on the same
+    // keyring folder, unlocked with the same password.
+    let folder = service.stop();
+    let canaries = w.canaries();
+    assert!(
+        canaries.assert_absent_in_dir(&folder.join("data").join("keyrings")) > 0,
+        "the keyring on disk is encrypted"
+    );
+    let _service = common::secret_service::SecretService::start(&folder).expect("restart");
+
+    let outputs = fresh_server_signs(&w, "secret-service").await;
+    for (i, o) in outputs.iter().enumerate() {
+        canaries.assert_absent_in_str(&format!("tool output #{i}"), o);
+    }
+    w.logout().await;
+    let status = w.run(&["auth", "status"]).await;
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("missing"), "logout deleted the entry: {text}");
+    w.assert_state_clean();
+}
+
+/// A world with no D-Bus session bus in sight (none named, none at the standard socket).
+#[cfg(target_os = "linux")]
+async fn world_without_a_bus(name: &str, store: &'static str) -> (World, tempfile::TempDir) {
+    let runtime_dir = tempfile::tempdir().expect("tempdir");
+    let w = World::with_store(
+        name,
+        store,
+        vec![
+            ("DBUS_SESSION_BUS_ADDRESS".into(), String::new()),
+            (
+                "XDG_RUNTIME_DIR".into(),
+                runtime_dir.path().display().to_string(),
+            ),
+        ],
+    )
+    .await;
+    (w, runtime_dir)
+}
+
+/// Lines an `etrade` command printed about its credential store choice.
+fn notices(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("etrade: credentials:"))
+        .map(str::to_string)
+        .collect()
+}
+
+// The fallback order (Secret Service, then the kernel keyring) is Linux's.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn auto_without_a_session_bus_falls_back_to_the_kernel_keyring_and_says_so() {
+    let (w, _runtime_dir) = world_without_a_bus("auto", "auto").await;
+    let login = w.login().await;
+    let said: Vec<_> = login
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("etrade: credentials:"))
+        .collect();
+    assert_eq!(said.len(), 1, "one line: {}", login.stderr);
+    assert!(
+        said[0].contains("no D-Bus session bus")
+            && said[0].contains("Linux kernel keyring")
+            && said[0].contains("reboot"),
+        "{}",
+        said[0]
+    );
+    assert!(
+        KeyringStore::linux_keyutils()
+            .expect("keyutils")
+            .load(&w.key())
+            .expect("load")
+            .is_some(),
+        "auto stored the login in the kernel keyring"
+    );
+    let status = w.run(&["auth", "status"]).await;
+    assert_eq!(notices(&status.stderr).len(), 1);
+    fresh_server_signs(&w, "linux-keyutils").await;
+    w.logout().await;
+    w.assert_state_clean();
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn secret_service_without_a_bus_is_a_clear_error_naming_the_other_stores() {
+    let (w, _runtime_dir) = world_without_a_bus("nobus", "secret-service").await;
+    let out = w.run(&["auth", "status"]).await;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("etrade: the secret-service credential store"))
+        .unwrap_or_else(|| panic!("no clear error: {err}"));
+    assert!(line.contains("no D-Bus session bus"), "{line}");
+    assert!(line.contains("keyutils") && line.contains("file"), "{line}");
+    assert!(notices(&out.stderr).is_empty());
+    let out = w
+        .run(&["auth", "status", "--credential-store", "keychain"])
+        .await;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("does not exist on this system; use one of: secret-service, keyutils, file"),
+        "{err}"
+    );
 }
 
 /// The scans can fail: a canary planted raw, percent-encoded (either hex case) or in a

@@ -4,6 +4,9 @@
 //! Secret canaries (consumer secret, access token, token secret): every tool output, the
 //! server's debug log, the copy of its stdout and every state file are scanned.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::canary::{DEBUG_LOG, log_file};

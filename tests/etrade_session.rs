@@ -4,6 +4,9 @@
 //! session returns (its full debug form) and no file of its lock folder holds one. In process,
 //! so there is no stdout, stderr or log of a child to scan.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::canary::Canaries;

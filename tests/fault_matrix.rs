@@ -15,6 +15,9 @@
 //! harness's canary checks (tool outputs, the server's debug log, every state file).
 //! Run with `--no-capture` to see the table.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::Sandbox;

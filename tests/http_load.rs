@@ -6,6 +6,9 @@
 //! the exact status and body. Nothing here asserts on speed: the time limits are hang
 //! guards only.
 
+// Linux only: it reads /proc and lowers descriptor limits with prlimit.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::*;

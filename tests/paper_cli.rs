@@ -2,6 +2,9 @@
 //! E*TRADE credentials are in the keyring (tests/common/paper.rs): each run at debug level is
 //! scanned (stdout, stderr), and at the end every file of the state folder.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::paper::PaperCredentials;

@@ -3,6 +3,9 @@
 //! cash and positions reconcile with the transaction ledger to the cent. The machine holds
 //! canary E*TRADE credentials for the profile, which appear in no log, output or state file.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring and kills servers with SIGKILL.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::paper::{PaperCredentials, dec, into_session};

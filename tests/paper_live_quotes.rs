@@ -4,6 +4,9 @@
 //! the consumer secret, access token and token secret appear in no tool output, CLI output,
 //! debug log, copy of the server's stdout or state file.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::canary::{Canaries, DEBUG_LOG, log_file};

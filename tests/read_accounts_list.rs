@@ -1,5 +1,8 @@
 //! `list_accounts` against the fake over MCP.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::Sandbox;

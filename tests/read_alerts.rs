@@ -1,6 +1,9 @@
 //! `list_alerts` and `get_alert_details` against the fake over MCP: filters, the empty inbox
 //! (E*TRADE's 404 code 53) as an empty list, invalid input and broker errors.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::Sandbox;

@@ -1,6 +1,9 @@
 //! Market tools against the fake over MCP: get_quotes (per-symbol problems next to good
 //! quotes, symbol limits), lookup_product, get_option_chains, get_option_expire_dates.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::Sandbox;

@@ -1,6 +1,9 @@
 //! `list_orders` against the fake over MCP: paging by marker to the end, filters, empty
 //! accounts, invalid input and broker errors.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::Sandbox;

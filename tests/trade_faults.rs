@@ -10,6 +10,9 @@
 //!
 //! Run with `--no-capture` to see the fault × tool matrix.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::Sandbox;

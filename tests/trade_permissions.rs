@@ -1,6 +1,9 @@
 //! Mutations need their startup flag: without it the tool is not listed, a call anyway is
 //! `execution_disabled`, and nothing reaches the broker.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::{CONSUMER_KEY, CONSUMER_SECRET, Sandbox};

@@ -2,6 +2,9 @@
 //! after it expired, never in another environment, profile, account or kind; policy
 //! refusals name their rule and send nothing; order diagnostics follow the contract.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::{CONSUMER_KEY, CONSUMER_SECRET, Sandbox};

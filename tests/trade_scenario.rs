@@ -1,6 +1,9 @@
 //! The whole order life cycle over MCP against the fake, in one screen:
 //! preview → place → list_orders shows it → cancel → the journal shows all three.
 
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use common::sandbox::Sandbox;

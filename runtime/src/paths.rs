@@ -216,23 +216,6 @@ mod tests {
         }
     }
 
-    // Permission bits exist on Unix only.
-    #[cfg(unix)]
-    #[test]
-    fn ensure_data_dir_tightens_existing_dir() {
-        use std::os::unix::fs::PermissionsExt;
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let data_dir = tmp.path().join("data");
-        std::fs::create_dir(&data_dir).expect("mkdir");
-        std::fs::set_permissions(&data_dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        let paths = StatePaths {
-            config_dir: tmp.path().to_path_buf(),
-            data_dir: data_dir.clone(),
-        };
-        paths.ensure_data_dir().expect("ok");
-        assert_eq!(platform::permission_bits(&data_dir), Some(0o700));
-    }
-
     #[test]
     fn ensure_data_dir_reports_path_when_blocked() {
         let tmp = tempfile::tempdir().expect("tempdir");

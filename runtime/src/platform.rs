@@ -449,6 +449,19 @@ mod tests {
         }
     }
 
+    // Permission bits exist on Unix only.
+    #[cfg(unix)]
+    #[test]
+    fn private_dir_tightens_an_existing_folder() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("data");
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        create_private_dir(&dir).expect("ok");
+        assert_eq!(permission_bits(&dir), Some(0o700));
+    }
+
     #[test]
     fn atomic_replace_writes_owner_only_and_leaves_no_temporary() {
         let tmp = tempfile::tempdir().expect("tempdir");

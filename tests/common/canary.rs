@@ -114,7 +114,16 @@ impl Canaries {
     /// Every file under `dir`, recursively (state files, databases, lock files, captured
     /// logs). Returns the number of files read, so a caller can tell the scan saw something.
     pub fn assert_absent_in_dir(&self, dir: &Path) -> usize {
-        let files = files_under(dir);
+        self.assert_absent_in_dir_except(dir, &[])
+    }
+
+    /// [`Canaries::assert_absent_in_dir`] but for `except`, the files whose job is to hold
+    /// the secrets (the file credential store).
+    pub fn assert_absent_in_dir_except(&self, dir: &Path, except: &[PathBuf]) -> usize {
+        let files: Vec<PathBuf> = files_under(dir)
+            .into_iter()
+            .filter(|p| !except.contains(p))
+            .collect();
         for path in &files {
             // A file that vanished between the listing and the read (a lock released by a
             // process still running) has nothing left to leak.

@@ -7,6 +7,7 @@ pub mod canary;
 pub mod login;
 pub mod paper;
 pub mod sandbox;
+pub mod secret_service;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,

@@ -96,12 +96,29 @@ impl FileStore {
             .open(&self.lock_path)
             .map_err(|e| io_failure(e.kind()))?;
         lock.lock().map_err(|e| io_failure(e.kind()))?;
+        self.remove_stale_temporaries(dir);
         let mut contents = self.read()?;
         contents.format = FORMAT;
         change(&mut contents);
         let json = serde_json::to_vec_pretty(&contents).map_err(|_| StoreError::Encode)?;
         platform::replace_file_atomically(&self.path, &json).map_err(|e| io_failure(e.kind()))
         // The lock is released when `lock` is dropped.
+    }
+}
+
+impl FileStore {
+    /// A writer killed between writing its temporary file and the rename leaves that file
+    /// behind, secrets and all. Under the lock no other writer is mid-write, so any
+    /// temporary of this file is such a leftover.
+    fn remove_stale_temporaries(&self, dir: &Path) {
+        let prefix = format!(".{FILE_NAME}.");
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(&prefix) && name.ends_with(".tmp") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
     }
 }
 
