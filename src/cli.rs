@@ -108,8 +108,8 @@ pub struct AuthTarget {
     #[arg(long, env = "ETRADE_MCP_PROFILE")]
     profile: Option<String>,
     /// Where credentials are kept (default: the profile's `credential_store`, else auto).
-    #[arg(long, value_enum, env = "ETRADE_MCP_CREDENTIAL_STORE")]
-    credential_store: Option<StoreArg>,
+    #[arg(long, value_parser = store_choice(), env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreChoice>,
 }
 
 /// The startup flags that grant permissions, shared by `serve` and `doctor` (which reports
@@ -182,8 +182,8 @@ pub struct ServeArgs {
     #[arg(long)]
     keepalive: bool,
     /// Where credentials are kept (default: the profile's `credential_store`, else auto).
-    #[arg(long, value_enum, env = "ETRADE_MCP_CREDENTIAL_STORE")]
-    credential_store: Option<StoreArg>,
+    #[arg(long, value_parser = store_choice(), env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreChoice>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -209,38 +209,13 @@ enum TransportArg {
     Http,
 }
 
-/// `--credential-store`: see `StoreChoice` for what each one is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StoreArg {
-    /// The platform's persistent store (Keychain, Credential Manager, Secret Service), else
-    /// the Linux kernel keyring.
-    Auto,
-    /// The macOS Keychain.
-    Keychain,
-    /// The Windows Credential Manager.
-    Windows,
-    /// The freedesktop Secret Service over D-Bus (GNOME Keyring, KWallet, KeePassXC).
-    SecretService,
-    /// The Linux kernel keyring (forgotten at reboot).
-    Keyutils,
-    /// An owner-only JSON file in the state folder (no keyring needed; not encrypted).
-    File,
-    /// In memory, empty at start (tests).
-    Memory,
-}
-
-impl From<StoreArg> for StoreChoice {
-    fn from(a: StoreArg) -> StoreChoice {
-        match a {
-            StoreArg::Auto => StoreChoice::Auto,
-            StoreArg::Keychain => StoreChoice::Keychain,
-            StoreArg::Windows => StoreChoice::Windows,
-            StoreArg::SecretService => StoreChoice::SecretService,
-            StoreArg::Keyutils => StoreChoice::Keyutils,
-            StoreArg::File => StoreChoice::File,
-            StoreArg::Memory => StoreChoice::Memory,
-        }
-    }
+/// `--credential-store`: the names and one-line descriptions come from [`StoreChoice`].
+fn store_choice() -> impl clap::builder::TypedValueParser<Value = StoreChoice> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        StoreChoice::ALL.map(|c| PossibleValue::new(c.as_str()).help(c.describe())),
+    )
+    .try_map(|name| name.parse::<StoreChoice>())
 }
 
 #[derive(Debug, clap::Args)]

@@ -132,6 +132,15 @@ impl World {
         .await
     }
 
+    /// Whether the kernel keyring holds this world's entry.
+    fn in_kernel_keyring(&self) -> bool {
+        KeyringStore::linux_keyutils()
+            .expect("keyutils")
+            .load(&self.key())
+            .expect("load")
+            .is_some()
+    }
+
     fn key(&self) -> CredentialKey {
         CredentialKey::new(Environment::Sandbox, self.profile.clone()).expect("key")
     }
@@ -492,15 +501,7 @@ async fn file_store_keeps_the_login_in_one_private_file() {
     ] {
         assert!(text.contains(secret), "the file holds the {what}");
     }
-    #[cfg(target_os = "linux")]
-    assert!(
-        KeyringStore::linux_keyutils()
-            .expect("keyutils")
-            .load(&w.key())
-            .expect("load")
-            .is_none(),
-        "nothing went to the kernel keyring"
-    );
+    assert!(!w.in_kernel_keyring(), "nothing went to the kernel keyring");
 
     let outputs = fresh_server_signs(&w, "file").await;
     let canaries = w.assert_state_clean();
@@ -541,14 +542,7 @@ async fn secret_service_login_survives_a_keyring_restart() {
     .await;
     let login = w.login().await;
     assert!(login.stdout.contains("state: active"), "{}", login.stdout);
-    assert!(
-        KeyringStore::linux_keyutils()
-            .expect("keyutils")
-            .load(&w.key())
-            .expect("load")
-            .is_none(),
-        "nothing went to the kernel keyring"
-    );
+    assert!(!w.in_kernel_keyring(), "nothing went to the kernel keyring");
     assert!(!w.home.path().join(CREDENTIALS_FILE_NAME).exists());
 
     // The stand-in for a reboot: bus and keyring daemon gone, started again on the same
@@ -620,11 +614,7 @@ async fn auto_without_a_session_bus_falls_back_to_the_kernel_keyring_and_says_so
         said[0]
     );
     assert!(
-        KeyringStore::linux_keyutils()
-            .expect("keyutils")
-            .load(&w.key())
-            .expect("load")
-            .is_some(),
+        w.in_kernel_keyring(),
         "auto stored the login in the kernel keyring"
     );
     let status = w.run(&["auth", "status"]).await;

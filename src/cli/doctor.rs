@@ -6,8 +6,8 @@
 //! command creates it), and the stored credentials are not touched. No secret is printed;
 //! at most the first four characters of the consumer key.
 
+use super::EnvironmentArg;
 use super::output::outln;
-use super::{EnvironmentArg, StoreArg};
 use etrade_mcp::generated::PERMISSIONS;
 use runtime::auth_flow::login_command;
 use runtime::broker_message::KnownSecrets;
@@ -42,8 +42,8 @@ pub struct DoctorArgs {
     #[arg(long, env = "ETRADE_MCP_PROFILE")]
     profile: Option<String>,
     /// Where credentials are kept (default: the profile's `credential_store`, else auto).
-    #[arg(long, value_enum, env = "ETRADE_MCP_CREDENTIAL_STORE")]
-    credential_store: Option<StoreArg>,
+    #[arg(long, value_parser = super::store_choice(), env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreChoice>,
     /// The `etrade serve` flags whose permissions to check.
     #[command(flatten)]
     grants: super::GrantFlags,
@@ -204,7 +204,6 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     // 4. Keyring backend, 5. credentials.
     let choice = args
         .credential_store
-        .map(StoreChoice::from)
         .or_else(|| {
             file.profile(&settings.profile)
                 .and_then(|p| p.credential_store)

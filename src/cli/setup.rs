@@ -1,7 +1,6 @@
 //! What every command resolves first: state paths, config.toml, the effective settings and
 //! the credential store.
 
-use super::StoreArg;
 use anyhow::Context;
 use runtime::config::{ConfigFile, Environment, Settings};
 use runtime::credentials::{
@@ -40,21 +39,20 @@ impl Setup {
 impl Setup {
     /// The store named by the flag (or `ETRADE_MCP_CREDENTIAL_STORE`), else by the profile's
     /// `credential_store`, else `auto`.
-    pub fn store_choice(&self, flag: Option<StoreArg>) -> StoreChoice {
-        flag.map(StoreChoice::from)
-            .or_else(|| {
-                self.file
-                    .profile(&self.settings.profile)
-                    .and_then(|p| p.credential_store)
-            })
-            .unwrap_or_default()
+    pub fn store_choice(&self, flag: Option<StoreChoice>) -> StoreChoice {
+        flag.or_else(|| {
+            self.file
+                .profile(&self.settings.profile)
+                .and_then(|p| p.credential_store)
+        })
+        .unwrap_or_default()
     }
 
     /// Opens the chosen credential store; `auto` says on stderr, in one line, which store it
     /// picked and why.
     pub fn open_credential_store(
         &self,
-        flag: Option<StoreArg>,
+        flag: Option<StoreChoice>,
     ) -> Result<OpenedStore, OpenStoreError> {
         let opened = open_store(self.store_choice(flag), &self.paths.data_dir)?;
         if let Some(notice) = &opened.notice {
@@ -67,7 +65,7 @@ impl Setup {
     /// `server_status` reports it as unavailable), but it is said once on stderr.
     pub fn credential_store_or_unavailable(
         &self,
-        flag: Option<StoreArg>,
+        flag: Option<StoreChoice>,
     ) -> Arc<dyn CredentialStore> {
         match self.open_credential_store(flag) {
             Ok(opened) => opened.store,

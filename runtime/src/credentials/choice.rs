@@ -238,7 +238,7 @@ fn open_store_on(
                 };
                 let notice = format!(
                     "credentials: {why}using {}, {}",
-                    describe(candidate),
+                    candidate.describe(),
                     persistence(candidate)
                 );
                 return Ok(OpenedStore {
@@ -259,15 +259,18 @@ fn open_store_on(
     })
 }
 
-fn describe(choice: StoreChoice) -> &'static str {
-    match choice {
-        StoreChoice::Keychain => "the macOS Keychain",
-        StoreChoice::Windows => "the Windows Credential Manager",
-        StoreChoice::SecretService => "the Secret Service on the D-Bus session bus",
-        StoreChoice::Keyutils => "the Linux kernel keyring",
-        StoreChoice::File => "the credentials file in the state folder",
-        StoreChoice::Memory => "an in-memory store",
-        StoreChoice::Auto => "the platform's store",
+impl StoreChoice {
+    /// What the store is, in a few words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StoreChoice::Keychain => "the macOS Keychain",
+            StoreChoice::Windows => "the Windows Credential Manager",
+            StoreChoice::SecretService => "the Secret Service on the D-Bus session bus",
+            StoreChoice::Keyutils => "the Linux kernel keyring",
+            StoreChoice::File => "the credentials file in the state folder",
+            StoreChoice::Memory => "an in-memory store",
+            StoreChoice::Auto => "the platform's persistent store, else the next in line",
+        }
     }
 }
 
