@@ -42,7 +42,14 @@ async fn doctor(home: &tempfile::TempDir, args: &[&str], envs: &[(&str, &str)]) 
     let mut all = vec!["doctor"];
     all.extend_from_slice(args);
     let mut cmd = command(home, &all);
-    cmd.envs(envs.iter().copied());
+    // An empty value removes the variable.
+    for (name, value) in envs {
+        if value.is_empty() {
+            cmd.env_remove(name);
+        } else {
+            cmd.env(name, value);
+        }
+    }
     let out = cmd.output().await.expect("run etrade doctor");
     Run {
         success: out.status.success(),
@@ -64,8 +71,9 @@ async fn fresh_paper_home_is_all_ok() {
     let (summary, checks) = lines.split_last().expect("output");
     assert!(summary.starts_with("summary: "), "{summary}");
     assert!(summary.contains("0 warn, 0 FAIL"), "{}", run.stdout);
+    assert!(run.line("keyring").contains("mock"), "{}", run.stdout);
     assert!(checks.len() >= 7, "{}", run.stdout);
-    for line in checks {
+    for line in checks.iter().filter(|l| !l.starts_with("info ")) {
         assert!(line.starts_with("ok   "), "not ok: {line}");
     }
     for name in [
@@ -275,7 +283,20 @@ async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets()
         "{}",
         run.stdout
     );
-    assert!(run.line("keyring").contains("linux-keyutils"));
+    let line = run.line("keyring");
+    assert!(
+        line.starts_with("warn") && line.contains("linux-keyutils"),
+        "{line}"
+    );
+    assert!(line.contains("gone after a reboot"), "{line}");
+    let stores = run.line("stores");
+    for name in ["secret-service:", "keyutils:", "file:"] {
+        assert!(stores.contains(name), "{stores}");
+    }
+    assert!(
+        !stores.contains("keychain:"),
+        "only this system's stores: {stores}"
+    );
     let line = run.line("credentials");
     assert!(line.starts_with("ok"), "{line}");
     assert!(line.contains("active until"), "{line}");
@@ -357,4 +378,33 @@ async fn sandbox_with_an_active_login_checks_the_clock_without_leaking_secrets()
         "not even a prefix of the stale pair"
     );
     canaries.assert_absent_in_dir(home.path());
+}
+
+/// The file store: doctor says where it is and plainly what it protects against, and FAILs
+/// a file that others can read. The profile's `credential_store` chooses it.
+#[tokio::test]
+async fn file_store_is_explained_and_its_mode_checked() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[profiles.default]\nenvironment = \"sandbox\"\ncredential_store = \"file\"\n",
+    )
+    .expect("config");
+    let envs = [("ETRADE_MCP_CREDENTIAL_STORE", "")];
+    let run = doctor(&home, &["--offline"], &envs).await;
+    let line = run.line("keyring");
+    assert!(line.starts_with("ok") && line.contains("file"), "{line}");
+    assert!(
+        line.contains("not programs running as you") && line.contains("not encrypted"),
+        "{line}"
+    );
+    let path = home.path().join("credentials.json");
+    std::fs::write(&path, "{\"format\":1,\"entries\":{}}").expect("file");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let run = doctor(&home, &["--offline"], &envs).await;
+    let line = run.line("keyring");
+    assert!(line.starts_with("FAIL") && line.contains("0644"), "{line}");
+    assert!(line.contains("chmod 600"), "{line}");
+    assert!(!run.success);
 }

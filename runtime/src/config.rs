@@ -364,7 +364,7 @@ mod tests {
             .expect_err("unknown key");
         assert_eq!(
             err.to_string(),
-            "config.toml:3:1: profiles.default: unknown field `enviroment`, expected one of `environment`, `api_base_url`, `oauth_base_url`, `authorize_url`, `trading`"
+            "config.toml:3:1: profiles.default: unknown field `enviroment`, expected one of `environment`, `api_base_url`, `oauth_base_url`, `authorize_url`, `credential_store`, `trading`"
         );
 
         let err = parse("[brokers]\n").expect_err("unknown top-level table");
