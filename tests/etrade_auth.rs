@@ -376,6 +376,75 @@ async fn login_serve_renew_expire_without_leaking() {
     );
 }
 
+/// The token endpoints answer form-encoded or plain text, never JSON. The fake answers 406
+/// to an `Accept` that admits neither (checked first, so this test can fail); login, the
+/// renewal of an idle token and the revocation at logout all pass against it, and no
+/// `/oauth/*` request the client sent carried a JSON-only `Accept`.
+#[tokio::test]
+async fn oauth_requests_never_ask_for_json_only() {
+    let w = World::new("accept").await;
+    let probe = reqwest::Client::new()
+        .get(format!("{}/oauth/request_token", w.fake.base_url()))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(probe.status().as_u16(), 406, "the fake is strict");
+
+    w.login().await;
+    let (client, server) = w.serve(&[]).await;
+    w.fake.advance_clock(Duration::from_secs(2 * 3600 + 60));
+    let listed = call(&client, "list_accounts", serde_json::json!({}))
+        .await
+        .expect("call");
+    assert_eq!(listed.is_error, Some(false), "renewed: {listed:?}");
+    stop_stdio_server(client, server).await;
+    let out = w.run(&["auth", "logout"]).await;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("E*TRADE revoked the token"), "{said}");
+
+    let requests = w.fake.requests();
+    let signed_oauth: Vec<_> = requests
+        .iter()
+        .filter(|r| r.endpoint.starts_with("/oauth/") && r.consumer_key.is_some())
+        .collect();
+    for endpoint in [
+        "/oauth/request_token",
+        "/oauth/access_token",
+        "/oauth/renew_access_token",
+        "/oauth/revoke_access_token",
+    ] {
+        assert!(
+            signed_oauth
+                .iter()
+                .any(|r| r.endpoint == endpoint && r.status == Some(200)),
+            "{endpoint} answered 200: {signed_oauth:?}"
+        );
+    }
+    for r in &signed_oauth {
+        let accept = r.accept.as_deref().unwrap_or_default();
+        let json_only = !accept.is_empty()
+            && accept.split(',').all(|m| {
+                m.trim()
+                    .to_ascii_lowercase()
+                    .starts_with("application/json")
+            });
+        assert!(!json_only, "{} sent Accept {accept:?}", r.endpoint);
+        assert_ne!(r.status, Some(406), "{}", r.endpoint);
+    }
+    // The API calls still ask for JSON.
+    let api = requests
+        .iter()
+        .find(|r| r.endpoint == "/v1/accounts/list" && r.consumer_key.is_some())
+        .expect("the API call");
+    assert_eq!(api.accept.as_deref(), Some("application/json"));
+    w.assert_state_clean();
+}
+
 #[tokio::test]
 async fn concurrent_renewals_never_corrupt_the_entry() {
     let w = World::new("race").await;

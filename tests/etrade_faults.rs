@@ -74,7 +74,7 @@ async fn fault_matrix_for_reads() {
         (
             "rate-limit page (HTTP 400 HTML)",
             Fault::RateLimitPage,
-            "broker_rejection",
+            "rate_limited",
             1,
         ),
         ("HTTP 429", Fault::Http429, "rate_limited", 1),

@@ -228,8 +228,8 @@ fn expected(kind: Kind, fault: Fault) -> Expect {
             | Fault::ResetBeforeResponse
             | Fault::Timeout(_) => read("transport_error", 1),
             Fault::Status5xx(_) | Fault::HtmlErrorPage => read("service_unavailable", 1),
-            Fault::RateLimitPage => read("broker_rejection", 1),
-            Fault::Http429 => read("rate_limited", 1),
+            // E*TRADE's documented rate-limit answer (HTTP 400, HTML page) and a defensive 429.
+            Fault::RateLimitPage | Fault::Http429 => read("rate_limited", 1),
             Fault::MalformedJson => read("invalid_broker_response", 1),
             Fault::Unauthorized(OauthProblem::TokenExpired) => read("authorization_expired", 1),
             // An idle token: renewed once, the request sent again, which succeeds.
@@ -247,8 +247,8 @@ fn expected(kind: Kind, fault: Fault) -> Expect {
             | Fault::ResetWithoutProcessing
             | Fault::Status5xx(_)
             | Fault::HtmlErrorPage => uncertain(false),
-            Fault::RateLimitPage => failed("broker_rejection"),
-            Fault::Http429 => failed("rate_limited"),
+            // E*TRADE does not process a request over the limit: definite, never uncertain.
+            Fault::RateLimitPage | Fault::Http429 => failed("rate_limited"),
             Fault::Unauthorized(OauthProblem::TokenExpired) => failed("authorization_expired"),
             // A mutation is never sent twice, not even after renewing an idle token.
             Fault::Unauthorized(_) => failed("authentication_failed"),

@@ -223,6 +223,34 @@ async fn list_orders_filters_empty_invalid_and_errors() {
     }
     assert_eq!(s.fake.count("GET", "/v1/accounts"), before);
 
+    // Equal dates: E*TRADE wants toDate after fromDate, so the range is refused here, with
+    // what to do instead, and nothing is sent.
+    let (err, p) = s
+        .call(
+            "list_orders",
+            json!({"account_id_key": KEY, "from_date": "2026-10-01", "to_date": "2026-10-01"}),
+        )
+        .await;
+    assert!(err, "{p}");
+    assert_eq!(p["error"]["code"], "invalid_input", "{p}");
+    let problem = &p["error"]["validation_errors"][0];
+    assert_eq!(problem["path"], json!(["to_date"]), "{p}");
+    assert_eq!(problem["code"], "not_after_from_date", "{p}");
+    let message = problem["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Widen the range") && message.contains("next day"),
+        "{p}"
+    );
+    assert_eq!(s.fake.count("GET", "/v1/accounts"), before);
+    // One day's orders: the next day as to_date.
+    let (err, p) = s
+        .call(
+            "list_orders",
+            json!({"account_id_key": KEY, "from_date": "2026-10-01", "to_date": "2026-10-02"}),
+        )
+        .await;
+    assert!(!err, "{p}");
+
     // E*TRADE's refusal of a key that is not the user's.
     let (err, p) = s
         .call(

@@ -16,7 +16,7 @@
 mod common;
 
 use common::sandbox::Sandbox;
-use fake_etrade::{FakeConfig, Fault, OauthProblem, RecordedRequest};
+use fake_etrade::{FakeConfig, Fault, OauthProblem, PlacedIdLocation, RecordedRequest};
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
@@ -195,6 +195,23 @@ async fn place_order_ambiguous_faults_are_uncertain_and_reconciled() {
             assert_eq!(entry["reconciliation"]["order"], Value::Null);
         }
     }
+    assert_order_list_dates_differ(&s);
+}
+
+/// Every order-list query the server sent named `toDate` after `fromDate`: the fake refuses
+/// equal (and inverted) dates with a 400, so each was answered 200, and none was equal.
+fn assert_order_list_dates_differ(s: &Sandbox) {
+    let lists = s.requests_on("GET /v1/accounts/*/orders");
+    assert!(!lists.is_empty(), "reconciliation read the order list");
+    for r in lists {
+        let query = r.query.clone().unwrap_or_default();
+        let pairs = runtime::oauth::parse_form(&query);
+        let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        if let (Some(from), Some(to)) = (get("fromDate"), get("toDate")) {
+            assert_ne!(from, to, "{query}");
+        }
+        assert_eq!(r.status, Some(200), "the fake accepted {query}");
+    }
 }
 
 #[tokio::test]
@@ -333,7 +350,7 @@ async fn definite_failures_are_failed_not_uncertain() {
     // The expired token last: afterwards the server knows the token is gone.
     for (fault, code, status) in [
         (Fault::Http429, "rate_limited", 429),
-        (Fault::RateLimitPage, "broker_rejection", 400),
+        (Fault::RateLimitPage, "rate_limited", 400),
         (
             Fault::Unauthorized(OauthProblem::TokenExpired),
             "authorization_expired",
@@ -370,6 +387,55 @@ async fn definite_failures_are_failed_not_uncertain() {
         assert_eq!(entry["reconciliation"], Value::Null, "{entry}");
         assert_eq!(s.fake.placed_orders().len(), placed_before);
     }
+}
+
+/// A placement answer that names the new order only under `Order[].orderId` or a top-level
+/// `orderId` is a success with that id; one naming it nowhere is uncertain, and the
+/// reconciliation finds the order.
+#[tokio::test]
+async fn the_placed_order_id_is_read_wherever_the_answer_puts_it() {
+    let s = start("faults-order-id").await;
+    for at in [PlacedIdLocation::OrderOnly, PlacedIdLocation::TopLevel] {
+        s.fake.set_placed_id_location(at);
+        let preview_id = preview(&s).await;
+        let (err, p) = s
+            .call(
+                "place_order",
+                json!({"account_id_key": KEY, "preview_id": preview_id}),
+            )
+            .await;
+        assert!(!err, "{at:?}: {p}");
+        let new = s.fake.placed_orders().last().expect("placed").order_id;
+        assert_eq!(p["data"]["order_id"], new, "{at:?}: {p}");
+        // The broker's answer is passed on as it came: no OrderIds made up.
+        assert_eq!(p["data"]["broker_response"]["orderIds"], json!([]), "{p}");
+        let entry = newest_entry(&s).await;
+        assert_eq!(entry["outcome"]["status"], "succeeded", "{at:?}: {entry}");
+        assert_eq!(entry["outcome"]["order_id"], new, "{at:?}: {entry}");
+        assert_eq!(
+            s.requests_on(PLACE).last().map(|r| r.status),
+            Some(Some(200))
+        );
+    }
+
+    s.fake.set_placed_id_location(PlacedIdLocation::Nowhere);
+    let preview_id = preview(&s).await;
+    let before = s.requests_on(PLACE).len();
+    let (err, p) = s
+        .call(
+            "place_order",
+            json!({"account_id_key": KEY, "preview_id": preview_id}),
+        )
+        .await;
+    assert!(err, "{p}");
+    assert_eq!(p["error"]["code"], "uncertain_execution", "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), before + 1, "sent once");
+    let new = s.fake.placed_orders().last().expect("placed").order_id;
+    let entry = newest_entry(&s).await;
+    assert_eq!(entry["outcome"]["status"], "uncertain", "{entry}");
+    assert_eq!(entry["reconciliation"]["status"], "found", "{entry}");
+    assert_eq!(entry["reconciliation"]["order"]["orderId"], new, "{entry}");
+    assert_order_list_dates_differ(&s);
 }
 
 #[tokio::test]

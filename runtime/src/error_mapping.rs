@@ -9,6 +9,7 @@
 //! | HTTP 404                                         | `not_found`                    | `not_found`                    |
 //! | HTTP 408                                         | `transport_error`              | `uncertain_execution`          |
 //! | HTTP 429                                         | `rate_limited`                 | `rate_limited`                 |
+//! | HTTP 400 with E*TRADE's HTML rate-limit page     | `rate_limited`                 | `rate_limited`                 |
 //! | HTTP 400 and any other 4xx                       | `broker_rejection`             | `broker_rejection`             |
 //! | HTTP 5xx                                         | `service_unavailable`          | `uncertain_execution`          |
 //! | HTTP status outside 400–599                      | `invalid_broker_response`      | `uncertain_execution`          |
@@ -23,10 +24,13 @@
 //!
 //! Every HTTP-derived error carries `status_code` and the sanitized `broker_code`,
 //! `broker_message` and `request_id` (see [`crate::broker_message`]); other errors carry none.
-//! Broker text never selects the code: the only body content consulted is E*TRADE's
-//! structured `oauth_problem` signal, and only on a 401, where it merely chooses between two
-//! credential codes. So E*TRADE's HTML rate-limit page (sent as HTTP 400) stays a
-//! `broker_rejection`, and a 500 saying "Unauthorized request" stays a server error.
+//! Broker text never selects the code. Two structural signals the client recognizes in the
+//! body are consulted: E*TRADE's `oauth_problem`, only on a 401, where it merely chooses
+//! between two credential codes; and E*TRADE's rate-limit page — an HTML document (never a
+//! JSON or XML `Error`) whose text is the sentence E*TRADE documents for it — only on a 400,
+//! where E*TRADE documents it and says the request was not processed. A JSON or XML error
+//! saying the same words stays a `broker_rejection`, and a 500 saying "Unauthorized request"
+//! stays a server error.
 //!
 //! Callers handle E*TRADE's "empty list" signals before mapping: 204 for empty accounts,
 //! orders, transactions and portfolios, and 404 code 53 for an empty alert inbox, are results,
@@ -100,6 +104,9 @@ pub struct BrokerErrorBody {
     /// Set by the client when it recognized an OAuth signal anywhere in the body (HTML and
     /// plain-text bodies have no `message`). The mapping also looks in `message`.
     pub oauth_problem: Option<OauthProblem>,
+    /// Set by the client when the body is E*TRADE's HTML rate-limit page (see
+    /// [`crate::etrade::wire::error_body`]); never derived from a JSON or XML message.
+    pub rate_limit_page: bool,
 }
 
 impl BrokerErrorBody {
@@ -128,6 +135,7 @@ impl fmt::Debug for BrokerErrorBody {
             .field("has_message", &self.message.is_some())
             .field("has_request_id", &self.request_id.is_some())
             .field("oauth_problem", &self.oauth_problem)
+            .field("rate_limit_page", &self.rate_limit_page)
             .finish()
     }
 }
@@ -315,8 +323,10 @@ fn outcome(failure: &BrokerFailure, op: Operation) -> Outcome {
             // The server gave up waiting for the request, which is a timeout; an intermediary
             // may have sent it, so a mutation is treated like any other timeout.
             408 => unless_mutation(ErrorCode::TransportError, Uncertainty::ConnectionLost),
-            // Rate limiting happens before the request is processed.
+            // Rate limiting happens before the request is processed: E*TRADE documents that
+            // requests over the limit "are not processed", answered by its HTML page as a 400.
             429 => Outcome::Code(ErrorCode::RateLimited),
+            400 if body.rate_limit_page => Outcome::Code(ErrorCode::RateLimited),
             400..=499 => Outcome::Code(ErrorCode::BrokerRejection),
             // A server error can come after the order was accepted (E*TRADE sends sporadic
             // 500s under load), so for a mutation it says nothing about the outcome.
@@ -414,6 +424,28 @@ mod tests {
                 uncertain_on_mutation(TransportError),
             ),
             ("429", http(429, None), same(RateLimited)),
+            (
+                "400 rate-limit page",
+                BrokerFailure::Http {
+                    status: 400,
+                    body: BrokerErrorBody {
+                        rate_limit_page: true,
+                        ..BrokerErrorBody::new(None, Some("Number of requests exceeded"))
+                    },
+                },
+                same(RateLimited),
+            ),
+            (
+                "other 4xx with a rate-limit page is not E*TRADE's documented answer",
+                BrokerFailure::Http {
+                    status: 403,
+                    body: BrokerErrorBody {
+                        rate_limit_page: true,
+                        ..BrokerErrorBody::default()
+                    },
+                },
+                same(BrokerRejection),
+            ),
             (
                 "600",
                 http(600, None),
@@ -576,6 +608,7 @@ mod tests {
                             message: Some(text.into()),
                             request_id: Some("req-1".into()),
                             oauth_problem: OauthProblem::detect(text),
+                            rate_limit_page: false,
                         },
                     };
                     assert_eq!(classify(&failure, op), baseline, "{status} {op:?} {text:?}");
@@ -630,6 +663,7 @@ mod tests {
                 message: Some(format!("oauth_problem=token_rejected&oauth_token={secret}")),
                 request_id: Some(format!("id-{secret}")),
                 oauth_problem: None,
+                rate_limit_page: false,
             },
         };
         let error = to_tool_error(&failure, Read, &secrets);

@@ -15,14 +15,23 @@ fn problem(field: &'static str, reason: ClientReason) -> ClientProblem {
 }
 
 pub async fn list_orders(h: &Handlers, input: generated::ListOrdersInput) -> ToolResult {
-    // E*TRADE needs both dates or neither, the end not before the start.
+    // E*TRADE needs both dates or neither, and `toDate` after `fromDate` (pyetrade documents
+    // "toDate should be greater than fromDate"). Equal dates are refused here rather than
+    // widened and filtered: whether E*TRADE counts `toDate` in, and in which zone, is not
+    // known, so a local filter could hide an order the caller asked for.
     let mut problems = Vec::new();
     match (input.from_date, input.to_date) {
         (Some(_), None) => problems.push(problem("to_date", ClientReason::Missing)),
         (None, Some(_)) => problems.push(problem("from_date", ClientReason::Missing)),
-        (Some(from), Some(to)) if to < from => {
-            problems.push(problem("to_date", ClientReason::OutOfRange));
-        }
+        (Some(from), Some(to)) if to <= from => problems.push(problem(
+            "to_date",
+            ClientReason::Rule {
+                code: "not_after_from_date",
+                message: "Must be a later day than from_date: E*TRADE wants toDate after \
+                          fromDate. Widen the range; for one day's orders, set to_date to \
+                          the next day.",
+            },
+        )),
         _ => {}
     }
     if !problems.is_empty() {

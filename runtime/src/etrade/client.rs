@@ -191,7 +191,7 @@ impl EtradeHttp {
             .http
             .request(method, url)
             .header(reqwest::header::AUTHORIZATION, authorization)
-            .header(reqwest::header::ACCEPT, "application/json");
+            .header(reqwest::header::ACCEPT, accept(module));
         if let Some(b) = body {
             request = request
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -217,6 +217,17 @@ impl EtradeHttp {
             body.request_id = request_id;
         }
         Err(BrokerFailure::Http { status, body })
+    }
+}
+
+/// The `Accept` header for a module's requests. API calls ask for JSON (the `.json` suffix
+/// does too). The `/oauth/*` token endpoints answer `application/x-www-form-urlencoded` or
+/// plain text, never JSON, so a JSON-only Accept there invites a strict server's 406; they
+/// get `*/*`, what Python's requests (pyetrade, E*TRADE's sample client) sends.
+fn accept(module: Module) -> &'static str {
+    match module {
+        Module::OAuth => "*/*",
+        Module::Accounts | Module::Market | Module::Orders | Module::Alerts => "application/json",
     }
 }
 
@@ -308,6 +319,19 @@ mod tests {
         let head = server.await.expect("server");
         assert!(head.starts_with("get /v1/accounts/list.json "), "{head}");
         assert!(!head.contains("authorization"), "unsigned: {head}");
+    }
+
+    #[test]
+    fn only_api_calls_ask_for_json() {
+        assert_eq!(accept(Module::OAuth), "*/*");
+        for m in [
+            Module::Accounts,
+            Module::Market,
+            Module::Orders,
+            Module::Alerts,
+        ] {
+            assert_eq!(accept(m), "application/json");
+        }
     }
 
     #[test]

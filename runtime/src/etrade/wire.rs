@@ -48,6 +48,33 @@ fn markup_error(text: &str) -> BrokerErrorBody {
         return BrokerErrorBody::new(code.as_deref().map(RawBrokerCode::from), Some(&message));
     }
     // HTML: keep the visible text only (the sanitizer bounds and normalizes it later).
+    let visible = visible_text(text);
+    let mut body = BrokerErrorBody::new(None, Some(&visible));
+    body.rate_limit_page = is_rate_limit_page(text, &visible);
+    body
+}
+
+/// The sentence E*TRADE documents for its rate-limit answer ("Requests that exceed the limit
+/// are not processed. Instead of the expected XML or JSON response, they return an HTML error
+/// page containing the message: ... with the HTTP status code 400").
+const RATE_LIMIT_SENTENCE: &str = "number of requests exceeded the rate limit set";
+
+/// E*TRADE's rate-limit page: an HTML document (not a JSON or XML `Error`, which callers
+/// handle before this) whose visible text carries the documented sentence. The markup
+/// around the sentence is undocumented, so only the document type and its text are matched.
+fn is_rate_limit_page(markup: &str, visible: &str) -> bool {
+    let head: String = markup
+        .trim_start()
+        .chars()
+        .take(512)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let html = head.starts_with("<!doctype html") || head.contains("<html");
+    let words = visible.split_whitespace().collect::<Vec<_>>().join(" ");
+    html && words.to_ascii_lowercase().contains(RATE_LIMIT_SENTENCE)
+}
+
+fn visible_text(text: &str) -> String {
     let mut visible = String::new();
     let mut in_tag = false;
     for c in text.chars() {
@@ -61,7 +88,7 @@ fn markup_error(text: &str) -> BrokerErrorBody {
             _ => {}
         }
     }
-    BrokerErrorBody::new(None, Some(&visible))
+    visible
 }
 
 /// E*TRADE sends a single object where a one-element array is expected now and then.
@@ -113,11 +140,40 @@ mod tests {
                 .unwrap_or_default()
                 .contains("HTTP Status 401")
         );
+        assert!(!h.rate_limit_page);
         let t = error_body("oauth_problem=token_expired");
         assert_eq!(t.oauth_problem, Some(OauthProblem::TokenExpired));
         let a = error_body(r#"{"Error":{"message":"oauth_problem=token_expired"}}"#);
         assert_eq!(a.oauth_problem, Some(OauthProblem::TokenExpired));
         assert_eq!(a.code, None);
+    }
+
+    /// Only an HTML document carrying E*TRADE's documented sentence is the rate-limit page;
+    /// the same words in a JSON or XML error, or in plain text, are broker text.
+    #[test]
+    fn the_rate_limit_page_is_recognized_by_structure() {
+        let pages = [
+            "<html><head><title>Error</title></head><body><h2>Number of requests exceeded \
+             the rate limit set</h2></body></html>",
+            "<!DOCTYPE html>\n<HTML><BODY><p> Number of requests\n  exceeded the rate limit set \
+             </p></BODY></HTML>",
+        ];
+        for page in pages {
+            let b = error_body(page);
+            assert!(b.rate_limit_page, "{page}");
+            assert_eq!(b.code, None);
+        }
+        let not_pages = [
+            r#"{"Error":{"code":400,"message":"Number of requests exceeded the rate limit set"}}"#,
+            "<Error><code>400</code><message>Number of requests exceeded the rate limit set\
+             </message></Error>",
+            "Number of requests exceeded the rate limit set",
+            "<html><body><h1>Internal Server Error</h1></body></html>",
+            "<rate>Number of requests exceeded the rate limit set</rate>",
+        ];
+        for body in not_pages {
+            assert!(!error_body(body).rate_limit_page, "{body}");
+        }
     }
 
     #[test]

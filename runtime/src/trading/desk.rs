@@ -426,7 +426,7 @@ impl OrderDesk {
             Err(e) => Err(e),
             Ok(answer) => match BrokerPlacement::from_wire(answer) {
                 Ok(broker) => {
-                    let order_id = broker.order_ids[0].order_id;
+                    let order_id = broker.order_id();
                     self.finish(
                         journal_id,
                         Outcome::Succeeded {

@@ -4,7 +4,9 @@
 
 use super::calendar;
 use super::desk::{OrderDesk, blocking};
-use super::reconcile::{Matched, find_order, find_replacement, match_placement, status_of};
+use super::reconcile::{
+    ABANDONED_AFTER, Matched, find_order, find_replacement, match_placement, status_of,
+};
 use super::store::JournalPage;
 use super::types::*;
 use crate::error_mapping::Operation;
@@ -12,14 +14,10 @@ use crate::errors::ToolError;
 use crate::etrade::models::alerts::AlertList;
 use crate::etrade::models::orders::{Order, OrderList};
 use crate::etrade::{ApiRequest, Method, Module, query_date};
-use jiff::SignedDuration;
 
 /// At most this many outstanding entries are reconciled per call, so one call stays quick.
 const RECOVER_PER_CALL: usize = 5;
-/// A pending entry older than this, not sent by this process, was abandoned by a server
-/// that stopped mid-call (longer than any request deadline).
-const ABANDONED_AFTER: SignedDuration = SignedDuration::from_secs(300);
-/// Order-list pages read when looking for an order by id.
+/// Order-list pages read per reconciliation.
 const MAX_PAGES: usize = 3;
 
 impl OrderDesk {
@@ -117,7 +115,14 @@ impl OrderDesk {
                 else {
                     return unknown("the stored preview could not be read");
                 };
+                // E*TRADE wants `toDate` after `fromDate` (pyetrade's documentation of the
+                // order list) and does not say whether `toDate` is inclusive or which zone its
+                // days are in. From the day before the attempt to the day after (New York)
+                // certainly holds the order; the match below bounds it by time.
                 let day = calendar::trading_day(intent.intent_at);
+                let (Ok(from), Ok(to)) = (day.yesterday(), day.tomorrow()) else {
+                    return unknown("the attempt's date is out of range");
+                };
                 let symbols: Vec<&str> = {
                     let mut v: Vec<&str> = preview
                         .summary
@@ -129,12 +134,12 @@ impl OrderDesk {
                     v
                 };
                 let query = vec![
-                    ("fromDate", query_date(day)),
-                    ("toDate", query_date(day)),
+                    ("fromDate", query_date(from)),
+                    ("toDate", query_date(to)),
                     ("symbol", symbols.join(",")),
                     ("count", "100".to_string()),
                 ];
-                let orders = match self.list_orders(account, &query).await {
+                let orders = match self.list_orders_paged(account, &query).await {
                     Ok(o) => o,
                     Err(_) => return unknown("E*TRADE's order list could not be read"),
                 };
@@ -145,7 +150,10 @@ impl OrderDesk {
                         status: ReconcileStatus::NotFound,
                         at,
                         order: None,
-                        note: Some("no matching order is listed for today".into()),
+                        note: Some(
+                            "no matching order is listed from the day before the attempt to the day after"
+                                .into(),
+                        ),
                     },
                     Matched::Ambiguous(_) => {
                         unknown("several listed orders match; check list_orders")
@@ -156,7 +164,8 @@ impl OrderDesk {
                 let Some(target) = intent.target_order_id else {
                     return unknown("the journal entry names no order");
                 };
-                let orders = match self.list_orders_paged(account).await {
+                let query = [("count", "100".to_string())];
+                let orders = match self.list_orders_paged(account, &query).await {
                     Ok(o) => o,
                     Err(_) => return unknown("E*TRADE's order list could not be read"),
                 };
@@ -276,23 +285,20 @@ impl OrderDesk {
             .map_err(|_| ToolError::new(crate::errors::ErrorCode::InvalidBrokerResponse))
     }
 
-    async fn list_orders(
+    /// Up to [`MAX_PAGES`] pages of E*TRADE's order list for one query.
+    async fn list_orders_paged(
         &self,
         account: &str,
         query: &[(&str, String)],
     ) -> Result<Vec<Order>, ToolError> {
-        Ok(self.order_page(account, query).await?.orders)
-    }
-
-    async fn list_orders_paged(&self, account: &str) -> Result<Vec<Order>, ToolError> {
         let mut all = Vec::new();
         let mut marker: Option<String> = None;
         for _ in 0..MAX_PAGES {
-            let mut query = vec![("count", "100".to_string())];
+            let mut page_query = query.to_vec();
             if let Some(m) = &marker {
-                query.push(("marker", m.clone()));
+                page_query.push(("marker", m.clone()));
             }
-            let page = self.order_page(account, &query).await?;
+            let page = self.order_page(account, &page_query).await?;
             all.extend(page.orders);
             match page.marker {
                 Some(m) => marker = Some(m),

@@ -40,6 +40,20 @@ pub enum OauthErrorStyle {
     Text,
 }
 
+/// Where a placement answer (place and change place) names the new order's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlacedIdLocation {
+    /// `OrderIds[].orderId`, as E*TRADE documents and recorded answers show.
+    #[default]
+    OrderIds,
+    /// Only `Order[].orderId` (seen by sblattj/etrade-mcp).
+    OrderOnly,
+    /// Only a top-level `orderId` (rs-etrade's model).
+    TopLevel,
+    /// Nowhere: a 200 answer that names no order.
+    Nowhere,
+}
+
 #[derive(Debug, Clone)]
 pub struct FakeConfig {
     pub consumers: Vec<Consumer>,
@@ -64,6 +78,9 @@ pub struct FakeConfig {
     /// Echo `clientOrderId` in list orders' `OrderDetail` (default false: recorded E*TRADE
     /// list payloads do not carry it).
     pub echo_client_order_id: bool,
+    /// Where placement answers carry the new order's id (changeable at run time with
+    /// [`crate::FakeEtrade::set_placed_id_location`]).
+    pub placed_id_location: PlacedIdLocation,
 }
 
 impl Default for FakeConfig {
@@ -80,6 +97,7 @@ impl Default for FakeConfig {
             start_time: None,
             preview_ttl: Duration::from_secs(300),
             echo_client_order_id: false,
+            placed_id_location: PlacedIdLocation::default(),
         }
     }
 }

@@ -90,6 +90,7 @@ use tokio::task::JoinHandle;
 
 pub use config::{
     Consumer, DEFAULT_CONSUMER_KEY, DEFAULT_CONSUMER_SECRET, FakeConfig, OauthErrorStyle,
+    PlacedIdLocation,
 };
 pub use faults::{EndpointPattern, Fault, FaultEntry, OauthProblem};
 pub use fixtures::{AccountFixture, Fixtures, OptionFixture, PositionFixture};
@@ -263,6 +264,11 @@ impl FakeEtrade {
     /// time. Returns false for an unknown order or status.
     pub fn set_order_status(&self, order_id: i64, status: &str) -> bool {
         self.shared.set_order_status(order_id, status)
+    }
+
+    /// Where later placement answers name the new order's id.
+    pub fn set_placed_id_location(&self, at: PlacedIdLocation) {
+        self.shared.lock().placed_id_location = at;
     }
 
     /// How many previews (plain and change) have been stored, used or not.

@@ -19,6 +19,8 @@ pub struct RecordedRequest {
     pub query: Option<String>,
     pub consumer_key: Option<String>,
     pub oauth_token: Option<String>,
+    /// The `Accept` header as sent, if any (`None` also for a request refused unread).
+    pub accept: Option<String>,
     /// The HMAC-SHA1 signature was checked and matched.
     pub signature_verified: bool,
     /// The `oauth_problem` the fake answered with, if authentication failed.

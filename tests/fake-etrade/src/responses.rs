@@ -107,13 +107,28 @@ pub(crate) fn service_unavailable(status: StatusCode) -> Response {
     api_error(status, 100, SERVICE_UNAVAILABLE)
 }
 
-/// The v0-documented rate-limit answer: HTTP 400 with an HTML page.
+/// E*TRADE's documented rate-limit answer: "Requests that exceed the limit are not
+/// processed. Instead of the expected XML or JSON response, they return an HTML error page
+/// containing the message: \"Number of requests exceeded the rate limit set\", with the HTTP
+/// status code 400" (developer guide, rate limits). The page's markup is not documented;
+/// this one is an ordinary HTML document around that sentence.
 pub(crate) fn rate_limit_page() -> Response {
     with_type(
         StatusCode::BAD_REQUEST,
         "text/html;charset=utf-8",
-        "<html><head><title>Rate Limit Exceeded</title></head><body>\
-         <h2>Number of requests exceeded the rate limit set</h2></body></html>",
+        "<!DOCTYPE html>\n<html><head><title>Error</title></head><body>\n\
+         <p> Number of requests exceeded the rate limit set </p>\n</body></html>\n",
+    )
+}
+
+/// 406 from `/oauth/*` when the request's `Accept` admits neither form-encoded nor plain
+/// text (Tomcat's wording).
+pub(crate) fn not_acceptable() -> Response {
+    tomcat_page(
+        StatusCode::NOT_ACCEPTABLE,
+        "Not Acceptable",
+        "The resource identified by this request is only capable of generating responses with \
+         characteristics not acceptable according to the request \"accept\" headers.",
     )
 }
 

@@ -106,6 +106,7 @@ async fn connection(stream: TcpStream, shared: Arc<Shared>, app: Router, control
                 query,
                 consumer_key: None,
                 oauth_token: None,
+                accept: None,
                 signature_verified: false,
                 oauth_problem: None,
                 body: None,
@@ -185,6 +186,34 @@ async fn peek_request_line(stream: &TcpStream) -> Option<(String, String)> {
     }
 }
 
+/// Whether an `Accept` header admits what `/oauth/*` answers
+/// (`application/x-www-form-urlencoded` or `text/plain`). No header admits anything; a range
+/// with `q=0` admits nothing.
+pub(crate) fn accepts_oauth_answer(accept: Option<&str>) -> bool {
+    const ADMITTING: [&str; 6] = [
+        "*/*",
+        "application/*",
+        "application/x-www-form-urlencoded",
+        "text/*",
+        "text/plain",
+        "text/html",
+    ];
+    let Some(accept) = accept else {
+        return true;
+    };
+    accept.split(',').any(|range| {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .and_then(|q| q.trim().parse::<f32>().ok())
+                .is_some_and(|q| q <= 0.0)
+        });
+        !refused && ADMITTING.contains(&media.as_str())
+    })
+}
+
 fn is_mutation(method: &str, endpoint: &str) -> bool {
     matches!(method, "POST" | "PUT" | "DELETE" | "PATCH") && endpoint.starts_with("/v1/")
 }
@@ -253,6 +282,11 @@ async fn pipeline(
     let oauth = authorization
         .as_deref()
         .and_then(|h| runtime::oauth::parse_authorization(h).ok());
+    let accept = parts
+        .headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let mutation = is_mutation(&method, &endpoint);
     let body = match axum::body::to_bytes(Body::new(body), MAX_BODY).await {
         Ok(b) => b,
@@ -276,6 +310,7 @@ async fn pipeline(
             .as_ref()
             .and_then(|h| h.consumer_key().map(str::to_string)),
         oauth_token: oauth.as_ref().and_then(|h| h.token().map(str::to_string)),
+        accept: accept.clone(),
         signature_verified: false,
         oauth_problem: None,
         mutation,
@@ -299,6 +334,14 @@ async fn pipeline(
     }) {
         let status = resp.status().as_u16();
         shared.update_record(seq, |r| r.status = Some(status));
+        return Ok(resp);
+    }
+
+    // The token endpoints answer form-encoded or plain text only; like a strict server, the
+    // fake refuses a request that accepts neither (e.g. a JSON-only Accept).
+    if endpoint.starts_with("/oauth/") && !accepts_oauth_answer(accept.as_deref()) {
+        let resp = responses::not_acceptable();
+        shared.update_record(seq, |r| r.status = Some(406));
         return Ok(resp);
     }
 
@@ -349,6 +392,34 @@ async fn pipeline(
             let status = resp.status().as_u16();
             shared.update_record(seq, |r| r.status = Some(status));
             Ok(resp)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accepts_oauth_answer;
+
+    #[test]
+    fn oauth_accept_headers() {
+        for ok in [
+            None,
+            Some("*/*"),
+            Some("application/x-www-form-urlencoded"),
+            Some("text/plain, application/json"),
+            Some("application/json, */*;q=0.1"),
+            Some("TEXT/*"),
+        ] {
+            assert!(accepts_oauth_answer(ok), "{ok:?}");
+        }
+        for refused in [
+            Some("application/json"),
+            Some("application/json;charset=utf-8"),
+            Some("application/xml, application/json"),
+            Some("application/json, */*;q=0"),
+            Some(""),
+        ] {
+            assert!(!accepts_oauth_answer(refused), "{refused:?}");
         }
     }
 }

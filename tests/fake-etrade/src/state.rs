@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 use jiff::{Timestamp, tz::TimeZone};
 
 use crate::clock::{FakeClock, lock};
-use crate::config::{Consumer, FakeConfig};
+use crate::config::{Consumer, FakeConfig, PlacedIdLocation};
 use crate::faults::{EndpointPattern, Fault, FaultEntry, FaultTable};
 use crate::fixtures::Fixtures;
 use crate::orders_state::OrderBook;
@@ -44,6 +44,7 @@ pub(crate) struct Inner {
     orders: OrderBook,
     /// Deleted alert id → when (epoch seconds, fake clock).
     pub deleted_alerts: HashMap<i64, i64>,
+    pub placed_id_location: PlacedIdLocation,
 }
 
 impl Inner {
@@ -89,6 +90,7 @@ impl Shared {
             fixtures: config.fixtures.clone(),
             orders: OrderBook::default(),
             deleted_alerts: HashMap::new(),
+            placed_id_location: config.placed_id_location,
         };
         Ok(Self {
             config,

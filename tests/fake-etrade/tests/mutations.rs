@@ -777,3 +777,51 @@ async fn control_api_for_orders_and_alerts() {
         "control requests are not recorded"
     );
 }
+
+/// The stricter reading of the order list's dates: `toDate` must be a later day than
+/// `fromDate` (equal dates are refused, like an inverted range).
+#[tokio::test]
+async fn list_orders_needs_to_date_after_from_date() {
+    let t = T::new().await;
+    let (status, v) = t.list(TRADING, "fromDate=10012026&toDate=10012026").await;
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(
+        v["Error"]["message"],
+        "Invalid value for the parameter toDate."
+    );
+    let (status, v) = t.list(TRADING, "fromDate=10052026&toDate=10012026").await;
+    assert_eq!(status, 400, "{v}");
+    let (status, v) = t.list(TRADING, "fromDate=10012026&toDate=10022026").await;
+    assert!(status == 200 || status == 204, "{status} {v}");
+}
+
+/// A placement answer can name the new order where independent clients have seen it.
+#[tokio::test]
+async fn placed_id_location_is_configurable() {
+    use fake_etrade::PlacedIdLocation as At;
+    let t = T::new().await;
+    for (i, at) in [At::OrderIds, At::OrderOnly, At::TopLevel, At::Nowhere]
+        .into_iter()
+        .enumerate()
+    {
+        t.fake.set_placed_id_location(at);
+        let body = aapl_buy(&format!("70000000{i}"));
+        let pid = t.preview_id(TRADING, &body).await;
+        let (status, v) = t.place(TRADING, &body, pid).await;
+        assert_eq!(status, 200, "{v}");
+        let r = &v["PlaceOrderResponse"];
+        let id = t.fake.placed_orders().last().expect("placed").order_id;
+        let seen = (
+            r["OrderIds"][0]["orderId"].as_i64(),
+            r["Order"][0]["orderId"].as_i64(),
+            r["orderId"].as_i64(),
+        );
+        let want = match at {
+            At::OrderIds => (Some(id), None, None),
+            At::OrderOnly => (None, Some(id), None),
+            At::TopLevel => (None, None, Some(id)),
+            At::Nowhere => (None, None, None),
+        };
+        assert_eq!(seen, want, "{at:?}: {v}");
+    }
+}

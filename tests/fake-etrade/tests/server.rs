@@ -249,6 +249,55 @@ async fn oauth_happy_path_and_account_list() {
     fake.shutdown().await;
 }
 
+/// The token endpoints answer form-encoded or plain text only: an Accept admitting neither
+/// (JSON only) is refused with 406 before anything else; `*/*`, none, or one that admits
+/// text is served. The API endpoints serve JSON whatever the Accept.
+#[tokio::test]
+async fn oauth_endpoints_refuse_a_json_only_accept() {
+    let fake = FakeEtrade::start(FakeConfig::default()).await;
+    let http = client();
+    let url = format!("{}/oauth/request_token", fake.base_url());
+    let extra = Extra {
+        callback: Some("oob"),
+        verifier: None,
+    };
+    for (accept, want) in [
+        (Some("application/json"), 406),
+        (Some("application/json;charset=UTF-8"), 406),
+        (Some("*/*"), 200),
+        (Some("text/plain, application/json"), 200),
+        (None, 200),
+    ] {
+        let mut r = http
+            .get(&url)
+            .header("Authorization", header(&fake, "GET", &url, None, &extra));
+        if let Some(a) = accept {
+            r = r.header("Accept", a);
+        }
+        let r = r.send().await.expect("response");
+        assert_eq!(r.status().as_u16(), want, "{accept:?}");
+    }
+    let recorded: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .map(|r| (r.accept, r.status))
+        .collect();
+    assert_eq!(recorded[0], (Some("application/json".into()), Some(406)));
+    let access = fake.issue_access_token(CK);
+    let list = list_url(&fake);
+    let r = http
+        .get(&list)
+        .header("Accept", "application/json")
+        .header(
+            "Authorization",
+            header(&fake, "GET", &list, Some(&access), &Extra::default()),
+        )
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(r.status().as_u16(), 200);
+}
+
 #[tokio::test]
 async fn bad_signature_is_signature_invalid() {
     let fake = FakeEtrade::start(FakeConfig::default()).await;

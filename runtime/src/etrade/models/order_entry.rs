@@ -180,12 +180,73 @@ pub struct BrokerPlacement {
         deserialize_with = "messages"
     )]
     pub messages: Vec<BrokerMessage>,
+    /// The new order's id, wherever the answer named it (see [`PlacedIds`]); not part of
+    /// `data.broker_response`, which keeps the answer's own fields.
+    #[serde(skip)]
+    placed_order_id: i64,
 }
 
 #[derive(Debug, Deserialize)]
 struct PlaceEnvelope {
     #[serde(rename = "PlaceOrderResponse")]
     response: BrokerPlacement,
+}
+
+/// Every place a placement answer has been seen to name the new order: `OrderIds[].orderId`
+/// (E*TRADE's documentation and recorded answers), `Order[].orderId` (seen by
+/// sblattj/etrade-mcp) and a top-level `orderId` (rs-etrade's model).
+#[derive(Debug, Deserialize)]
+struct PlacedIds {
+    #[serde(
+        rename = "OrderIds",
+        alias = "orderIds",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    order_ids: Vec<MaybeOrderId>,
+    #[serde(
+        rename = "Order",
+        alias = "order",
+        default,
+        deserialize_with = "one_or_many"
+    )]
+    order: Vec<MaybeOrderId>,
+    #[serde(rename = "orderId", default, deserialize_with = "int_opt")]
+    order_id: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MaybeOrderId {
+    #[serde(rename = "orderId", default, deserialize_with = "int_opt")]
+    order_id: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PlacedIdsEnvelope {
+    #[serde(rename = "PlaceOrderResponse")]
+    response: PlacedIds,
+}
+
+impl PlacedIds {
+    /// The one order id the answer names. None when it names none, or several different
+    /// ones: either way the outcome is not known from the answer alone. An id of 0 or less
+    /// names no order (models that default a missing id to 0 would otherwise invent one).
+    fn the_order_id(&self) -> Option<i64> {
+        let mut ids: Vec<i64> = self
+            .order_ids
+            .iter()
+            .chain(&self.order)
+            .filter_map(|o| o.order_id)
+            .chain(self.order_id)
+            .filter(|id| *id > 0)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        match ids.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
 }
 
 /// `data.broker_response` of cancel_order.
@@ -241,13 +302,20 @@ impl BrokerPreview {
 }
 
 impl BrokerPlacement {
-    /// A placement must name the new order.
+    /// A placement must name the new order, in any of the places it has been seen
+    /// ([`PlacedIds`]), and only one.
     pub fn from_wire(body: Option<serde_json::Value>) -> Result<BrokerPlacement, EntryParseError> {
-        let p = parse::<PlaceEnvelope>(body)?.response;
-        if p.order_ids.is_empty() {
-            return Err(EntryParseError::Shape);
-        }
+        let body = body.ok_or(EntryParseError::Empty)?;
+        let ids = parse::<PlacedIdsEnvelope>(Some(body.clone()))?.response;
+        let order_id = ids.the_order_id().ok_or(EntryParseError::Shape)?;
+        let mut p = parse::<PlaceEnvelope>(Some(body))?.response;
+        p.placed_order_id = order_id;
         Ok(p)
+    }
+
+    /// The new order's id.
+    pub fn order_id(&self) -> i64 {
+        self.placed_order_id
     }
 }
 
@@ -350,14 +418,44 @@ mod tests {
         let v = json!({"PlaceOrderResponse":{"orderType":"EQ"}});
         assert!(BrokerPlacement::from_wire(Some(v)).is_err());
         let v = json!({"PlaceOrderResponse":{"OrderIds":[{"orderId":677}]}});
-        assert_eq!(
-            BrokerPlacement::from_wire(Some(v))
-                .expect("place")
-                .order_ids[0]
-                .order_id,
-            677
-        );
+        let p = BrokerPlacement::from_wire(Some(v)).expect("place");
+        assert_eq!((p.order_id(), p.order_ids[0].order_id), (677, 677));
         assert!(BrokerPlacement::from_wire(None).is_err());
+    }
+
+    /// The new order's id is read wherever an answer has been seen to carry it; an answer
+    /// naming none, or two different ones, is unusable (the placement stays uncertain).
+    #[test]
+    fn the_order_id_is_found_in_every_place_it_has_been_seen() {
+        let found = [
+            json!({"PlaceOrderResponse":{"OrderIds":[{"orderId":677}]}}),
+            json!({"PlaceOrderResponse":{"OrderIds":{"orderId":"677"}}}),
+            json!({"PlaceOrderResponse":{"Order":[{"orderId":677,"priceType":"LIMIT"}]}}),
+            json!({"PlaceOrderResponse":{"orderId":677,"Order":[{"priceType":"LIMIT"}]}}),
+            json!({"PlaceOrderResponse":{"orderId":677,"OrderIds":[{"orderId":677}],
+                "Order":[{"orderId":677}]}}),
+            json!({"PlaceOrderResponse":{"orderId":0,"Order":[{"orderId":677}]}}),
+        ];
+        for v in found {
+            let p = BrokerPlacement::from_wire(Some(v.clone())).expect("placement");
+            assert_eq!(p.order_id(), 677, "{v}");
+        }
+        // The answer's own fields are kept as they came: no invented OrderIds.
+        let v = json!({"PlaceOrderResponse":{"Order":[{"orderId":677}]}});
+        let p = BrokerPlacement::from_wire(Some(v)).expect("placement");
+        assert!(p.order_ids.is_empty());
+        let out = serde_json::to_value(&p).expect("ser");
+        assert!(out.get("placedOrderId").is_none(), "{out}");
+        let unusable = [
+            json!({"PlaceOrderResponse":{"Order":[{"priceType":"LIMIT"}]}}),
+            json!({"PlaceOrderResponse":{"orderId":0}}),
+            json!({"PlaceOrderResponse":{"OrderIds":[{"orderId":677}],"orderId":678}}),
+            json!({"PlaceOrderResponse":{"Order":[{"orderId":677},{"orderId":678}]}}),
+            json!({"PlaceOrderResponse":{"orderId":"x"}}),
+        ];
+        for v in unusable {
+            assert!(BrokerPlacement::from_wire(Some(v.clone())).is_err(), "{v}");
+        }
     }
 
     #[test]

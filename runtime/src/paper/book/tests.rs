@@ -202,7 +202,7 @@ fn submit(
     let preview = book.preview(key, &preview_body(tk), change_of)?;
     let placed = book.place(key, &place_body(tk, preview_id(&preview)), change_of)?;
     let p = BrokerPlacement::from_wire(Some(placed)).unwrap_or_else(|e| panic!("{e}"));
-    Ok(p.order_ids[0].order_id)
+    Ok(p.order_id())
 }
 
 fn order(book: &PaperBook, id: i64) -> super::state::OrderRec {

@@ -24,6 +24,7 @@ use crate::api::order_request::{
 };
 use crate::api::orders::{Acct, account};
 use crate::codes;
+use crate::config::PlacedIdLocation;
 use crate::orders_state::{FakeOrder, OrderBook, Preview};
 use crate::responses::{api_error, ok_json};
 use crate::state::Shared;
@@ -229,16 +230,25 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         }
         id
     };
-    ok_json(&json!({"PlaceOrderResponse": {
+    let mut answer = json!({
         "orderType": req.order_type, "totalOrderValue": est.value,
         "totalCommission": est.commission, "placedTime": now.as_millisecond(),
         "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
         "marginLevelCd": acct.margin_level(), "isEmployee": false,
         "clientOrderId": req.client_order_id,
         "Order": [echo_order(&req, &est, &[message(codes::PLACED, codes::PLACED_MESSAGE)])],
-        "OrderIds": [{"orderId": order_id, "cashMargin": acct.cash_margin()}],
         "Disclosure": disclosure(&req),
-    }}))
+    });
+    let at = s.lock().placed_id_location;
+    match at {
+        PlacedIdLocation::OrderIds => {
+            answer["OrderIds"] = json!([{"orderId": order_id, "cashMargin": acct.cash_margin()}]);
+        }
+        PlacedIdLocation::OrderOnly => answer["Order"][0]["orderId"] = json!(order_id),
+        PlacedIdLocation::TopLevel => answer["orderId"] = json!(order_id),
+        PlacedIdLocation::Nowhere => {}
+    }
+    ok_json(&json!({"PlaceOrderResponse": answer}))
 }
 
 /// `POST /v1/accounts/{key}/orders/preview`

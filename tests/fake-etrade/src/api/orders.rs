@@ -235,9 +235,12 @@ pub(crate) async fn list(
     }
     let from = q.get("fromDate").map(|v| mmddyyyy(v));
     let to = q.get("toDate").map(|v| mmddyyyy(v));
+    // The stricter reading of E*TRADE's rule (pyetrade: "toDate should be greater than
+    // fromDate"): equal dates are refused too, so a client that sends them is caught here.
     let (from, to) = match (from, to) {
         (None, None) => (None, None),
-        (Some(Some(f)), Some(Some(t))) if f <= t => (Some(f), Some(t)),
+        (Some(Some(f)), Some(Some(t))) if f < t => (Some(f), Some(t)),
+        (Some(Some(_)), Some(Some(_))) => return invalid_param("toDate"),
         (Some(_), _) => return invalid_param("fromDate"),
         (None, _) => return invalid_param("toDate"),
     };
