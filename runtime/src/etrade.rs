@@ -7,7 +7,7 @@ pub mod models;
 pub mod session;
 mod wire;
 
-pub use client::{ClientOptions, EtradeHttp, TokenPair, parse_http_date};
+pub use client::{Answer, ClientOptions, EtradeHttp, TokenPair, parse_http_date};
 pub use limiter::{Module, Pacer};
 pub use reqwest::Method;
 pub use session::{ApiRequest, Clock, EtradeSession};

@@ -18,20 +18,17 @@ use runtime::credentials::{
 };
 use runtime::endpoints::Endpoints;
 use runtime::error_mapping::{BrokerFailure, Operation, to_tool_error};
-use runtime::etrade::{EtradeHttp, Method, Module, error_body, session};
+use runtime::etrade::{EtradeHttp, Method, Module, session};
 use runtime::paths::StatePaths;
 use runtime::platform;
 use std::fmt;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// E*TRADE refuses OAuth timestamps more than five minutes off.
 const SKEW_FAIL_SECS: i64 = 300;
 const SKEW_WARN_SECS: i64 = 60;
-/// The most of a probe answer that is read.
-const MAX_ANSWER_BYTES: u64 = 1 << 20;
 
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
@@ -769,67 +766,31 @@ fn check_clock(
 }
 
 /// One cheap signed call (list accounts), as `etrade auth status --check` makes (without
-/// recording a use of the token). Over plain HTTP (loopback only, see [`Endpoints`]) it is
-/// sent by hand so the `Date` header can be read; over https through the regular client,
-/// which does not expose response headers, plus one unsigned request for the `Date`.
+/// recording a use of the token); the answer's `Date` is E*TRADE's clock.
 fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, String> {
     let secrets = session::known_secrets(creds);
-    if endpoints.api_base.starts_with("http://") {
-        let url = format!("{}/v1/accounts/list.json", endpoints.api_base);
-        let answer = raw_get(&url, creds)?;
-        let mut probe = Probe::from_text(answer.local, answer.date, &answer.body);
-        if !(200..300).contains(&answer.status) {
-            let failure = BrokerFailure::Http {
-                status: answer.status,
-                body: error_body(&answer.body),
-            };
-            probe.failure = Some(describe_failure(&failure, &secrets));
-        }
-        return Ok(probe);
-    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|_| "cannot start the async runtime".to_string())?;
     let http = EtradeHttp::new(endpoints.clone(), &super::client_options())?;
     let started = jiff::Timestamp::now();
-    let result = rt.block_on(http.api(
-        &session::signer(creds),
-        Method::GET,
-        "/v1/accounts/list",
-        &[],
-        None,
-        Module::Accounts,
-    ));
+    let answer = rt
+        .block_on(http.api_answer(
+            &session::signer(creds),
+            Method::GET,
+            "/v1/accounts/list",
+            &[],
+            None,
+            Module::Accounts,
+        ))
+        .map_err(|f| describe_failure(&f, &secrets))?;
     let local = midpoint(started, jiff::Timestamp::now());
-    // The regular client does not expose response headers, so E*TRADE's clock comes from a
-    // second, unsigned request; the skew is judged against that request's own midpoint.
-    // Not when the host could not be reached: that would only double the wait.
-    let date = if matches!(result, Err(BrokerFailure::Transport(_))) {
-        None
-    } else {
-        let before_date = jiff::Timestamp::now();
-        let date = rt.block_on(http.server_date()).ok().flatten();
-        let date_local = midpoint(before_date, jiff::Timestamp::now());
-        // Shift the reading onto the signed request's local time, so one `local` serves both.
-        date.and_then(|d| d.checked_sub(date_local.duration_since(local)).ok())
-    };
-    Ok(match result {
-        Ok(_) => Probe::from_text(local, date, ""),
-        Err(f) => {
-            let text = match &f {
-                BrokerFailure::Http { body, .. } => [&body.code, &body.message]
-                    .iter()
-                    .filter_map(|t| t.as_deref())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                _ => String::new(),
-            };
-            let mut probe = Probe::from_text(local, date, &text);
-            probe.failure = Some(describe_failure(&f, &secrets));
-            probe
-        }
-    })
+    let mut probe = Probe::from_text(local, answer.date, &answer.body);
+    if !answer.is_success() {
+        probe.failure = Some(describe_failure(&answer.failure(), &secrets));
+    }
+    Ok(probe)
 }
 
 fn midpoint(a: jiff::Timestamp, b: jiff::Timestamp) -> jiff::Timestamp {
@@ -842,96 +803,6 @@ fn describe_failure(f: &BrokerFailure, secrets: &KnownSecrets) -> String {
         Some(s) => format!("{}, HTTP {s}", e.code.as_str()),
         None => e.code.as_str().to_string(),
     }
-}
-
-struct RawAnswer {
-    status: u16,
-    /// Local time halfway through the request.
-    local: jiff::Timestamp,
-    date: Option<jiff::Timestamp>,
-    body: String,
-}
-
-/// A signed `GET` over plain HTTP/1.0 (so the answer is never chunked and the server
-/// closes the connection after it). Errors are short, fixed
-/// descriptions (never the request, which carries the signed header).
-fn raw_get(url: &str, creds: &StoredCredentials) -> Result<RawAnswer, String> {
-    use std::io::{Read, Write};
-    use std::net::{TcpStream, ToSocketAddrs};
-
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| "not an http:// URL".to_string())?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let (host, port) = split_authority(authority).ok_or_else(|| "bad host in URL".to_string())?;
-    let options = super::client_options();
-    let addr = (host, port)
-        .to_socket_addrs()
-        .ok()
-        .and_then(|mut a| a.next())
-        .ok_or_else(|| "transport_error: cannot resolve the host".to_string())?;
-    let authorization = session::signer(creds)
-        .authorization("GET", url, &runtime::oauth::Extra::default())
-        .map_err(|_| "cannot sign the request".to_string())?;
-    let started = jiff::Timestamp::now();
-    let mut stream = TcpStream::connect_timeout(&addr, options.connect_timeout)
-        .map_err(|_| "transport_error: cannot connect".to_string())?;
-    let deadline = Some(options.timeout.max(Duration::from_millis(100)));
-    stream
-        .set_read_timeout(deadline)
-        .and_then(|()| stream.set_write_timeout(deadline))
-        .map_err(|_| "transport_error: socket setup".to_string())?;
-    let request = format!(
-        "GET {path} HTTP/1.0\r\nHost: {authority}\r\nAuthorization: {authorization}\r\n\
-         Accept: application/json\r\nUser-Agent: etrade-mcp/{}\r\n\r\n",
-        env!("CARGO_PKG_VERSION")
-    );
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|_| "transport_error: cannot send".to_string())?;
-    let mut raw = Vec::new();
-    stream
-        .take(MAX_ANSWER_BYTES)
-        .read_to_end(&mut raw)
-        .map_err(|_| "transport_error: no complete answer".to_string())?;
-    let local = midpoint(started, jiff::Timestamp::now());
-    parse_answer(&raw, local).ok_or_else(|| "invalid_broker_response".to_string())
-}
-
-fn split_authority(authority: &str) -> Option<(&str, u16)> {
-    if let Some(v6) = authority.strip_prefix('[') {
-        let (host, rest) = v6.split_once(']')?;
-        let port = match rest.strip_prefix(':') {
-            Some(p) => p.parse().ok()?,
-            None => 80,
-        };
-        return Some((host, port));
-    }
-    match authority.rsplit_once(':') {
-        Some((host, port)) => Some((host, port.parse().ok()?)),
-        None => Some((authority, 80)),
-    }
-}
-
-fn parse_answer(raw: &[u8], local: jiff::Timestamp) -> Option<RawAnswer> {
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = std::str::from_utf8(&raw[..split]).ok()?;
-    let body = &raw[split + 4..];
-    let mut lines = head.split("\r\n");
-    let status: u16 = lines.next()?.split_whitespace().nth(1)?.parse().ok()?;
-    let date = lines
-        .filter_map(|line| line.split_once(':'))
-        .find(|(name, _)| name.eq_ignore_ascii_case("date"))
-        .and_then(|(_, value)| runtime::etrade::parse_http_date(value));
-    Some(RawAnswer {
-        status,
-        local,
-        date,
-        body: String::from_utf8_lossy(body).into_owned(),
-    })
 }
 
 fn check_permissions(r: &mut Report, args: &DoctorArgs, environment: Environment) {
@@ -1067,17 +938,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn answers_are_parsed_with_their_date() {
-        let raw = b"HTTP/1.1 401 Unauthorized\r\ncontent-type: text/plain\r\ndate: Thu, 01 Jan 1970 00:00:10 GMT\r\n\r\noauth_problem=timestamp_refused";
-        let local = jiff::Timestamp::UNIX_EPOCH;
-        let a = parse_answer(raw, local).expect("parsed");
-        assert_eq!(a.status, 401);
-        assert_eq!(a.date.expect("date").as_second(), 10);
-        assert_eq!(a.local, local);
-        assert!(a.body.contains("timestamp_refused"));
-    }
-
-    #[test]
     fn acceptable_timestamps_give_the_server_clock() {
         assert_eq!(
             acceptable_mid("oauth_problem=timestamp_refused,oauth_acceptable_timestamps=100-700"),
@@ -1085,13 +945,5 @@ mod tests {
         );
         assert_eq!(acceptable_mid("oauth_acceptable_timestamps=9-1"), None);
         assert_eq!(acceptable_mid("nothing"), None);
-    }
-
-    #[test]
-    fn authorities_split() {
-        assert_eq!(split_authority("127.0.0.1:8080"), Some(("127.0.0.1", 8080)));
-        assert_eq!(split_authority("[::1]:9"), Some(("::1", 9)));
-        assert_eq!(split_authority("localhost"), Some(("localhost", 80)));
-        assert_eq!(split_authority("h:x"), None);
     }
 }

@@ -74,11 +74,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             Arc::new(broker)
         }
     };
-    let broker = Some(broker);
-    let desk = match &broker {
-        Some(b) => Some(Arc::new(order_desk(&setup, b.clone())?)),
-        None => None,
-    };
+    let desk = Arc::new(order_desk(&setup, broker.clone())?);
     let handlers = Handlers {
         credentials,
         credential_key,

@@ -23,27 +23,17 @@ pub struct Handlers {
     pub credentials: Arc<dyn CredentialStore>,
     pub credential_key: CredentialKey,
     /// The brokerage: the E*TRADE session, or the paper broker.
-    pub broker: Option<Arc<dyn Broker>>,
+    pub broker: Arc<dyn Broker>,
     /// The paper book when the paper broker serves (for server_status).
     pub paper: Option<Arc<runtime::paper::book::PaperBook>>,
     /// Where paper quotes come from while credentials are active ("etrade" or
     /// "etrade_sandbox"); None: always the simulator.
     pub live_quotes: Option<&'static str>,
     /// Order entry and the journal.
-    pub desk: Option<Arc<runtime::trading::desk::OrderDesk>>,
+    pub desk: Arc<runtime::trading::desk::OrderDesk>,
 }
 
 impl Handlers {
-    fn broker(&self) -> Result<&dyn Broker, ToolError> {
-        self.broker.as_deref().ok_or_else(|| ToolError {
-            message: format!(
-                "{} The paper broker does not serve it yet; use --environment sandbox or production.",
-                ErrorCode::ToolNotAvailable.summary()
-            ),
-            ..ToolError::new(ErrorCode::ToolNotAvailable)
-        })
-    }
-
     /// One signed GET for a read tool; `Ok(None)` is E*TRADE's empty answer.
     async fn read(
         &self,
@@ -51,7 +41,7 @@ impl Handlers {
         path: &str,
         query: &[(&str, String)],
     ) -> Result<Option<Value>, ToolError> {
-        self.broker()?
+        self.broker
             .call(&ApiRequest {
                 operation: Operation::Read,
                 module,
@@ -91,7 +81,7 @@ impl ToolHandlers for Handlers {
         accounts::list_accounts(self).await
     }
 
-    // --- accounts read tools (issue 5) ---
+    // --- accounts read tools ---
     async fn get_account_balances(
         &self,
         _ctx: &CallContext,
@@ -132,7 +122,7 @@ impl ToolHandlers for Handlers {
         accounts::get_transaction_details(self, input).await
     }
 
-    // --- market read tools (issue 5) ---
+    // --- market read tools ---
 
     async fn get_quotes(&self, _ctx: &CallContext, input: generated::GetQuotesInput) -> ToolResult {
         market::get_quotes(self, input).await
@@ -162,7 +152,7 @@ impl ToolHandlers for Handlers {
         market::get_option_expire_dates(self, input).await
     }
 
-    // --- orders and alerts read tools (issue 5) ---
+    // --- orders and alerts read tools ---
 
     async fn list_orders(
         &self,
@@ -188,7 +178,7 @@ impl ToolHandlers for Handlers {
         alerts::get_alert_details(self, input).await
     }
 
-    // --- order entry and alert deletion (issue 6) ---
+    // --- order entry and alert deletion ---
 
     async fn preview_order(
         &self,

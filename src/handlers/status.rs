@@ -27,9 +27,6 @@ pub fn server_status(
             serde_json::json!({"source": "etrade", "simulated_time": null, "live_quotes": null})
         }
     };
-    v["trading_policy"] = h
-        .desk
-        .as_ref()
-        .map_or(serde_json::Value::Null, |d| d.policy().describe());
+    v["trading_policy"] = h.desk.policy().describe();
     Ok(v)
 }

@@ -5,24 +5,12 @@
 use super::{Handlers, data};
 use crate::generated;
 use runtime::dispatch::ToolResult;
-use runtime::errors::{ErrorCode, ToolError};
+use runtime::errors::ToolError;
 use runtime::trading::desk::{OrderDesk, PreviewOutcome};
 use runtime::trading::order::{OrderTicket, TicketLeg};
 use runtime::trading::{JournalEntry, OrderSummary, Outcome};
 use runtime::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
 use serde_json::{Value, json};
-
-impl Handlers {
-    fn desk(&self) -> Result<&OrderDesk, ToolError> {
-        self.desk.as_deref().ok_or_else(|| ToolError {
-            message: format!(
-                "{} The paper broker does not serve order entry yet; use --environment sandbox or production.",
-                ErrorCode::ToolNotAvailable.summary()
-            ),
-            ..ToolError::new(ErrorCode::ToolNotAvailable)
-        })
-    }
-}
 
 fn missing(field: &'static str) -> ClientProblem {
     ClientProblem {
@@ -106,7 +94,7 @@ fn preview_data(p: &PreviewOutcome, order_id: Option<i64>) -> ToolResult {
 }
 
 pub async fn preview_order(h: &Handlers, input: generated::PreviewOrderInput) -> ToolResult {
-    let desk = h.desk()?;
+    let desk: &OrderDesk = &h.desk;
     let t = ticket(&input.request)?;
     let p = desk.preview(&input.account_id_key, &t, None).await?;
     preview_data(&p, None)
@@ -116,7 +104,7 @@ pub async fn preview_change_order(
     h: &Handlers,
     input: generated::PreviewChangeOrderInput,
 ) -> ToolResult {
-    let desk = h.desk()?;
+    let desk: &OrderDesk = &h.desk;
     let t = ticket(&input.request)?;
     let p = desk
         .preview(&input.account_id_key, &t, Some(input.order_id))
@@ -125,7 +113,7 @@ pub async fn preview_change_order(
 }
 
 pub async fn place_order(h: &Handlers, input: generated::PlaceOrderInput) -> ToolResult {
-    let desk = h.desk()?;
+    let desk: &OrderDesk = &h.desk;
     let p = desk
         .place(&input.account_id_key, &input.preview_id, None)
         .await?;
@@ -141,7 +129,7 @@ pub async fn place_change_order(
     h: &Handlers,
     input: generated::PlaceChangeOrderInput,
 ) -> ToolResult {
-    let desk = h.desk()?;
+    let desk: &OrderDesk = &h.desk;
     let p = desk
         .place(
             &input.account_id_key,
@@ -159,7 +147,7 @@ pub async fn place_change_order(
 }
 
 pub async fn cancel_order(h: &Handlers, input: generated::CancelOrderInput) -> ToolResult {
-    let desk = h.desk()?;
+    let desk: &OrderDesk = &h.desk;
     let c = desk.cancel(&input.account_id_key, input.order_id).await?;
     Ok(json!({
         "order_id": c.order_id,
@@ -169,7 +157,7 @@ pub async fn cancel_order(h: &Handlers, input: generated::CancelOrderInput) -> T
 }
 
 pub async fn delete_alerts(h: &Handlers, input: generated::DeleteAlertsInput) -> ToolResult {
-    let desk = h.desk()?;
+    let desk: &OrderDesk = &h.desk;
     let d = desk.delete_alerts(&input.alert_ids).await?;
     Ok(json!({ "deleted": d.deleted, "journal_id": d.journal_id }))
 }
@@ -178,7 +166,7 @@ pub async fn list_order_journal(
     h: &Handlers,
     input: generated::ListOrderJournalInput,
 ) -> ToolResult {
-    let desk = h.desk()?;
+    let desk: &OrderDesk = &h.desk;
     // The schema bounds both (before ≥ 1, limit 1..=100).
     let before = input.before.and_then(|b| u64::try_from(b).ok());
     let limit = input

@@ -43,6 +43,48 @@ impl std::fmt::Debug for TokenPair {
     }
 }
 
+/// One answer from E*TRADE, whatever its status: for callers that need more than the body
+/// (`etrade doctor` reads the `Date` to measure clock skew).
+#[derive(Clone)]
+pub struct Answer {
+    pub status: u16,
+    /// The `Date` header: E*TRADE's clock.
+    pub date: Option<jiff::Timestamp>,
+    /// E*TRADE's request id header, when it sent one.
+    pub request_id: Option<String>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The classified failure of an answer that is not a success.
+    pub fn failure(&self) -> BrokerFailure {
+        let mut body: BrokerErrorBody = wire::error_body(&self.body);
+        if body.request_id.is_none() {
+            body.request_id = self.request_id.clone();
+        }
+        BrokerFailure::Http {
+            status: self.status,
+            body,
+        }
+    }
+}
+
+impl std::fmt::Debug for Answer {
+    // Token answers carry secrets: the body is never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Answer")
+            .field("status", &self.status)
+            .field("date", &self.date)
+            .field("request_id", &self.request_id)
+            .field("body_bytes", &self.body.len())
+            .finish()
+    }
+}
+
 pub struct EtradeHttp {
     http: reqwest::Client,
     endpoints: Endpoints,
@@ -91,17 +133,29 @@ impl EtradeHttp {
             .map_err(|_| BrokerFailure::Malformed)
     }
 
+    /// [`EtradeHttp::api`], but the whole answer whatever its status (an `Err` only when
+    /// there is no answer: transport failures).
+    pub async fn api_answer(
+        &self,
+        signer: &Signer<'_>,
+        method: Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<&str>,
+        module: Module,
+    ) -> Result<Answer, BrokerFailure> {
+        let url = api_url(&self.endpoints.api_base, path, query);
+        self.exchange(signer, method, &url, &Extra::default(), body, module)
+            .await
+    }
+
     /// E*TRADE's clock, from the `Date` header of an unsigned request to the API host (which
     /// E*TRADE refuses, harmlessly: nothing is signed, so nothing secret is sent). For the
     /// 5-minute OAuth timestamp window; `Ok(None)` when the answer has no usable `Date`.
     pub async fn server_date(&self) -> Result<Option<jiff::Timestamp>, BrokerFailure> {
         let url = api_url(&self.endpoints.api_base, "/v1/accounts/list", &[]);
         let response = self.http.get(url).send().await.map_err(transport)?;
-        Ok(response
-            .headers()
-            .get(reqwest::header::DATE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_http_date))
+        Ok(date_of(response.headers()))
     }
 
     /// Step 1 of login: a request token for the consumer key, callback `oob`.
@@ -173,6 +227,7 @@ impl EtradeHttp {
         .map(|_| ())
     }
 
+    /// One request; a non-2xx answer is an `Err` with its classified failure.
     async fn send(
         &self,
         signer: &Signer<'_>,
@@ -182,6 +237,26 @@ impl EtradeHttp {
         body: Option<&str>,
         module: Module,
     ) -> Result<String, BrokerFailure> {
+        let answer = self
+            .exchange(signer, method, url, extra, body, module)
+            .await?;
+        if answer.is_success() {
+            Ok(answer.body)
+        } else {
+            Err(answer.failure())
+        }
+    }
+
+    /// One paced, signed request and its whole answer.
+    async fn exchange(
+        &self,
+        signer: &Signer<'_>,
+        method: Method,
+        url: &str,
+        extra: &Extra<'_>,
+        body: Option<&str>,
+        module: Module,
+    ) -> Result<Answer, BrokerFailure> {
         // Signed just before sending: the timestamp must be within E*TRADE's 5-minute window.
         self.pacer.wait(module).await;
         let authorization = signer
@@ -199,25 +274,31 @@ impl EtradeHttp {
         }
         let response = request.send().await.map_err(transport)?;
         let status = response.status().as_u16();
-        let request_id = response
-            .headers()
+        let headers = response.headers();
+        let request_id = headers
             .get("x-request-id")
-            .or_else(|| response.headers().get("x-etrade-request-id"))
+            .or_else(|| headers.get("x-etrade-request-id"))
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let text = response
+        let date = date_of(headers);
+        let body = response
             .text()
             .await
             .map_err(|_| BrokerFailure::Transport(TransportFailure::BodyRead))?;
-        if (200..300).contains(&status) {
-            return Ok(text);
-        }
-        let mut body: BrokerErrorBody = wire::error_body(&text);
-        if body.request_id.is_none() {
-            body.request_id = request_id;
-        }
-        Err(BrokerFailure::Http { status, body })
+        Ok(Answer {
+            status,
+            date,
+            request_id,
+            body,
+        })
     }
+}
+
+fn date_of(headers: &reqwest::header::HeaderMap) -> Option<jiff::Timestamp> {
+    headers
+        .get(reqwest::header::DATE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_http_date)
 }
 
 /// The `Accept` header for a module's requests. API calls ask for JSON (the `.json` suffix
