@@ -642,7 +642,7 @@ impl ServerHandler for Bare {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         // Same versions as etrade-mcp, so both targets negotiate the same session mode.
-        Cow::Borrowed(&runtime::server::PROTOCOL_VERSIONS)
+        Cow::Borrowed(&runtime::mcp::server::PROTOCOL_VERSIONS)
     }
 
     async fn list_tools(

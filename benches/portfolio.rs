@@ -20,7 +20,7 @@ use runtime::config::Environment;
 use runtime::credentials::{
     CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
 };
-use runtime::endpoints::Endpoints;
+use runtime::etrade::endpoints::Endpoints;
 use runtime::etrade::{ClientOptions, EtradeHttp, Module, session};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};

@@ -51,7 +51,7 @@ fn main() {
     let args = worst_case();
     let map: Map<String, Value> = args.as_object().cloned().unwrap_or_default();
 
-    let problems = match runtime::validation::validate(table, map.clone()) {
+    let problems = match runtime::contract::validation::validate(table, map.clone()) {
         Err(errs) => errs.len(),
         Ok(_) => panic!("the worst case must be invalid"),
     };
@@ -62,7 +62,7 @@ fn main() {
     );
 
     let ours = time(iters, || {
-        let r = runtime::validation::validate(black_box(table), black_box(map.clone()));
+        let r = runtime::contract::validation::validate(black_box(table), black_box(map.clone()));
         black_box(r.err().map(|e| e.len()));
     });
     let clone_only = time(iters, || {

@@ -170,7 +170,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     http_token_file: Option<PathBuf>,
     /// Largest accepted HTTP request body, in bytes (larger gets 413).
-    #[arg(long, default_value_t = runtime::http::DEFAULT_MAX_BODY_BYTES)]
+    #[arg(long, default_value_t = runtime::mcp::http::DEFAULT_MAX_BODY_BYTES)]
     max_body_bytes: usize,
     /// Extra Host header values accepted for a non-loopback bind (repeatable).
     #[arg(long = "allowed-host", value_name = "HOST")]

@@ -200,7 +200,7 @@ impl World {
             }
         };
         let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
-        for (name, value) in runtime::oauth::parse_form(query) {
+        for (name, value) in runtime::etrade::oauth::parse_form(query) {
             if name == "token" {
                 self.request_tokens.lock().expect("lock").push(value);
             }

@@ -12,11 +12,11 @@ mod common;
 use common::canary::Canaries;
 use fake_etrade::{FakeConfig, FakeEtrade};
 use runtime::config::Environment;
+use runtime::contract::error_mapping::Operation;
 use runtime::credentials::{
     Coordinator, CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
 };
-use runtime::endpoints::Endpoints;
-use runtime::error_mapping::Operation;
+use runtime::etrade::endpoints::Endpoints;
 use runtime::etrade::{ApiRequest, ClientOptions, EtradeHttp, EtradeSession, Method, Module};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

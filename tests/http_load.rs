@@ -850,7 +850,7 @@ async fn slow_client(
         let status = read_status(&mut tcp, REQUEST_TIMEOUT).await?;
         // On a machine so loaded that the normal clients took longer than the body
         // deadline, the deadline answering is the server doing its job.
-        let late = head_sent.elapsed() >= runtime::http::BODY_READ_TIMEOUT;
+        let late = head_sent.elapsed() >= runtime::mcp::http::BODY_READ_TIMEOUT;
         if status != 200 && !(status == 408 && late) {
             return Err(format!("trickled initialize finally got {status}"));
         }
@@ -1075,7 +1075,7 @@ async fn served_within(
 /// file descriptors forever (before the fix they did, and once they used them all nobody
 /// was served — for a token-protected bind without any token, since the head never reaches
 /// the token check). The server now closes a connection whose head is not complete within
-/// `runtime::http::HEADER_READ_TIMEOUT`. The server's RLIMIT_NOFILE is lowered with
+/// `runtime::mcp::http::HEADER_READ_TIMEOUT`. The server's RLIMIT_NOFILE is lowered with
 /// `prlimit` to show it without exhausting the test's own descriptors.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stalled_heads_do_not_exhaust_the_server() {
@@ -1104,7 +1104,7 @@ async fn stalled_heads_do_not_exhaust_the_server() {
 }
 
 /// The same for connections that send a complete head and then stall in the body: the
-/// server reads a request body within `runtime::http::BODY_READ_TIMEOUT` or answers 408 and
+/// server reads a request body within `runtime::mcp::http::BODY_READ_TIMEOUT` or answers 408 and
 /// closes, so stalled bodies cannot hold every descriptor either (before the fix they were
 /// held for as long as the client kept the socket open).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

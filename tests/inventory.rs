@@ -4,7 +4,7 @@
 
 use etrade_mcp::generated as g;
 use runtime::__codegen::ToolDescriptor;
-use runtime::errors::ErrorCode;
+use runtime::contract::errors::ErrorCode;
 
 include!(concat!(env!("OUT_DIR"), "/inventory_tests.rs"));
 

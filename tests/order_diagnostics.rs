@@ -5,8 +5,8 @@
 use etrade_mcp::generated::{self, TOOLS};
 use etrade_mcp::handlers::trading::ticket;
 use proptest::prelude::*;
+use runtime::contract::validation::{ClientReason, validate};
 use runtime::trading::validate::check_ticket;
-use runtime::validation::{ClientReason, validate};
 use serde_json::{Map, Value, json};
 
 const TODAY: jiff::civil::Date = jiff::civil::date(2026, 12, 1);

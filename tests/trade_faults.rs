@@ -205,7 +205,7 @@ fn assert_order_list_dates_differ(s: &Sandbox) {
     assert!(!lists.is_empty(), "reconciliation read the order list");
     for r in lists {
         let query = r.query.clone().unwrap_or_default();
-        let pairs = runtime::oauth::parse_form(&query);
+        let pairs = runtime::etrade::oauth::parse_form(&query);
         let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         if let (Some(from), Some(to)) = (get("fromDate"), get("toDate")) {
             assert_ne!(from, to, "{query}");

@@ -14,7 +14,9 @@ mod tables;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use runtime::validation::{ObjectSchema, TypeKind, TypeSchema, ValidationError, limits, validate};
+use runtime::contract::validation::{
+    ObjectSchema, TypeKind, TypeSchema, ValidationError, limits, validate,
+};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use tables::leak_object;

@@ -3,7 +3,7 @@
 //! contract's error object. The E*TRADE session sends it over HTTP; the paper broker answers
 //! it from its local book. Tool handlers and the order desk see only this.
 
-use crate::errors::ToolError;
+use crate::contract::errors::ToolError;
 use crate::etrade::{ApiRequest, EtradeSession};
 use serde_json::Value;
 use std::future::Future;

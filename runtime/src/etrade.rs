@@ -1,9 +1,13 @@
-//! E*TRADE connectivity: the signed HTTP client, wire quirks, request pacing and the
-//! session that manages the token lifecycle around every call.
+//! E*TRADE connectivity: OAuth 1.0a signing and the login flow, the endpoints of each
+//! environment, the signed HTTP client, wire quirks, request pacing, the answer models and
+//! the session that manages the token lifecycle around every call.
 
+pub mod auth_flow;
 mod client;
+pub mod endpoints;
 mod limiter;
 pub mod models;
+pub mod oauth;
 pub mod session;
 mod wire;
 

@@ -8,29 +8,22 @@
 // boxing it would only add an allocation to every failure.
 #![allow(clippy::result_large_err)]
 
-pub mod auth_flow;
-pub mod broker;
-pub mod broker_message;
-pub mod catalog;
-pub mod config;
+// The layers, each a folder: the MCP surface, the product contract, the E*TRADE client,
+// credentials, trading (policy, desk, journal) and the paper broker. Beside them the broker
+// interface they meet at, configuration, paths, logging and the platform module.
+pub mod contract;
 pub mod credentials;
-pub mod dispatch;
-pub mod endpoints;
-pub mod envelope;
-pub mod error_mapping;
-pub mod errors;
 pub mod etrade;
-pub mod http;
-pub mod logging;
-pub mod oauth;
+pub mod mcp;
 pub mod paper;
+pub mod trading;
+
+pub mod broker;
+pub mod config;
+pub mod logging;
 pub mod paths;
 pub mod platform;
-pub mod server;
-pub mod status;
-pub mod trading;
-pub mod validation;
 
 #[doc(hidden)]
-#[path = "codegen_support.rs"]
+#[path = "mcp/codegen_support.rs"]
 pub mod __codegen;

@@ -4,11 +4,11 @@ use super::output::outln;
 use super::setup::Setup;
 use super::{AuthArgs, AuthCommand, AuthTarget};
 use anyhow::Context;
-use runtime::auth_flow::{AuthContext, Consumer};
 use runtime::config::Environment;
 use runtime::credentials::{CredentialEstimate, CredentialState, Secret};
-use runtime::endpoints::Endpoints;
 use runtime::etrade::EtradeHttp;
+use runtime::etrade::auth_flow::{AuthContext, Consumer};
+use runtime::etrade::endpoints::Endpoints;
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -175,7 +175,7 @@ fn describe(e: &CredentialEstimate) -> String {
     s
 }
 
-fn fail(e: &runtime::auth_flow::AuthError) -> anyhow::Result<ExitCode> {
+fn fail(e: &runtime::etrade::auth_flow::AuthError) -> anyhow::Result<ExitCode> {
     eprintln!("etrade: {e}");
     Ok(ExitCode::FAILURE)
 }

@@ -9,15 +9,15 @@
 use super::EnvironmentArg;
 use super::output::outln;
 use etrade_mcp::generated::PERMISSIONS;
-use runtime::auth_flow::login_command;
-use runtime::broker_message::KnownSecrets;
 use runtime::config::{ConfigFile, Environment, Settings};
+use runtime::contract::broker_message::KnownSecrets;
+use runtime::contract::error_mapping::{BrokerFailure, Operation, to_tool_error};
 use runtime::credentials::{
     CREDENTIALS_FILE_NAME, CredentialKey, CredentialState, CredentialStore, StoreChoice,
     StoreError, StoredCredentials, estimate, open_store,
 };
-use runtime::endpoints::Endpoints;
-use runtime::error_mapping::{BrokerFailure, Operation, to_tool_error};
+use runtime::etrade::auth_flow::login_command;
+use runtime::etrade::endpoints::Endpoints;
 use runtime::etrade::{EtradeHttp, Method, Module, session};
 use runtime::paths::StatePaths;
 use runtime::platform;

@@ -7,14 +7,14 @@ use etrade_mcp::generated::Tools;
 use etrade_mcp::handlers::Handlers;
 use runtime::broker::Broker;
 use runtime::config::Environment;
-use runtime::dispatch::Transport;
-use runtime::endpoints::Endpoints;
+use runtime::etrade::endpoints::Endpoints;
 use runtime::etrade::{EtradeHttp, EtradeSession};
-use runtime::http::{BoundHttp, HttpOptions};
+use runtime::mcp::dispatch::Transport;
+use runtime::mcp::http::{BoundHttp, HttpOptions};
+use runtime::mcp::server::{McpServer, ServerOptions};
 use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
 use runtime::paper::market::SimulatedMarket;
-use runtime::server::{McpServer, ServerOptions};
 use runtime::trading::desk::OrderDesk;
 use runtime::trading::policy::TradingPolicy;
 use runtime::trading::store::TradingStore;
@@ -113,7 +113,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             tokio::spawn(keep_alive(session, shutdown.clone()));
         }
         match args.transport {
-            TransportArg::Stdio => runtime::server::serve_stdio(server, shutdown)
+            TransportArg::Stdio => runtime::mcp::server::serve_stdio(server, shutdown)
                 .await
                 .map_err(anyhow::Error::msg),
             TransportArg::Http => {

@@ -3,14 +3,16 @@
 
 use super::{Handlers, data, unreadable};
 use crate::generated;
-use runtime::dispatch::ToolResult;
-use runtime::errors::ToolError;
+use runtime::contract::errors::ToolError;
+use runtime::contract::validation::{
+    ClientProblem, ClientReason, PathSegment, client_validation_error,
+};
 use runtime::etrade::models::accounts::AccountList;
 use runtime::etrade::models::balances::Balance;
 use runtime::etrade::models::portfolio::{PortfolioPage, PositionLots};
 use runtime::etrade::models::transactions::{TransactionDetails, TransactionPage};
 use runtime::etrade::{Module, query_date};
-use runtime::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
+use runtime::mcp::dispatch::ToolResult;
 
 pub async fn list_accounts(h: &Handlers) -> ToolResult {
     let body = h.read(Module::Accounts, "/v1/accounts/list", &[]).await?;

@@ -3,10 +3,10 @@
 
 use super::{Handlers, data, unreadable};
 use crate::generated;
-use runtime::dispatch::ToolResult;
-use runtime::errors::ToolError;
+use runtime::contract::errors::ToolError;
 use runtime::etrade::Module;
 use runtime::etrade::models::alerts::{AlertDetails, AlertList};
+use runtime::mcp::dispatch::ToolResult;
 
 /// E*TRADE's "There are currently no alerts in your inbox."
 fn is_empty_inbox(e: &ToolError) -> bool {

@@ -3,12 +3,14 @@
 
 use super::{Handlers, data, unreadable};
 use crate::generated;
-use runtime::dispatch::ToolResult;
+use runtime::contract::validation::{
+    ClientProblem, ClientReason, PathSegment, client_validation_error,
+};
 use runtime::etrade::Module;
 use runtime::etrade::models::lookup::LookupList;
 use runtime::etrade::models::options::{ExpirationDates, OptionChain};
 use runtime::etrade::models::quotes::QuoteList;
-use runtime::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
+use runtime::mcp::dispatch::ToolResult;
 
 /// E*TRADE quotes at most 25 symbols per request, or 50 with overrideSymbolCount.
 const MAX_SYMBOLS: usize = 25;
@@ -59,7 +61,7 @@ pub async fn get_quotes(h: &Handlers, input: generated::GetQuotesInput) -> ToolR
 pub async fn lookup_product(h: &Handlers, input: generated::LookupProductInput) -> ToolResult {
     let path = format!(
         "/v1/market/lookup/{}",
-        runtime::oauth::encode(input.search.trim())
+        runtime::etrade::oauth::encode(input.search.trim())
     );
     let body = h.read(Module::Market, &path, &[]).await?;
     data(&LookupList::from_wire(body).map_err(unreadable)?)

@@ -10,11 +10,11 @@ pub mod trading;
 
 use crate::generated::{self, ToolHandlers};
 use runtime::broker::Broker;
+use runtime::contract::error_mapping::Operation;
+use runtime::contract::errors::{ErrorCode, ToolError};
 use runtime::credentials::{CredentialKey, CredentialStore};
-use runtime::dispatch::{CallContext, ToolResult};
-use runtime::error_mapping::Operation;
-use runtime::errors::{ErrorCode, ToolError};
 use runtime::etrade::{ApiRequest, Method, Module};
+use runtime::mcp::dispatch::{CallContext, ToolResult};
 use serde_json::Value;
 use std::sync::Arc;
 

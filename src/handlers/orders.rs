@@ -2,10 +2,12 @@
 
 use super::{Handlers, data, unreadable};
 use crate::generated;
-use runtime::dispatch::ToolResult;
+use runtime::contract::validation::{
+    ClientProblem, ClientReason, PathSegment, client_validation_error,
+};
 use runtime::etrade::models::orders::OrderList;
 use runtime::etrade::{Module, query_date};
-use runtime::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
+use runtime::mcp::dispatch::ToolResult;
 
 fn problem(field: &'static str, reason: ClientReason) -> ClientProblem {
     ClientProblem {

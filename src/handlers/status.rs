@@ -2,14 +2,14 @@
 
 use super::{Handlers, data};
 use crate::generated;
-use runtime::dispatch::{CallContext, ToolResult};
+use runtime::mcp::dispatch::{CallContext, ToolResult};
 
 pub fn server_status(
     h: &Handlers,
     ctx: &CallContext,
     _input: generated::ServerStatusInput,
 ) -> ToolResult {
-    let status = runtime::status::server_status(
+    let status = runtime::mcp::status::server_status(
         &generated::CATALOG,
         ctx,
         h.credentials.as_ref(),

@@ -4,12 +4,14 @@
 
 use super::{Handlers, data};
 use crate::generated;
-use runtime::dispatch::ToolResult;
-use runtime::errors::ToolError;
+use runtime::contract::errors::ToolError;
+use runtime::contract::validation::{
+    ClientProblem, ClientReason, PathSegment, client_validation_error,
+};
+use runtime::mcp::dispatch::ToolResult;
 use runtime::trading::desk::{OrderDesk, PreviewOutcome};
 use runtime::trading::order::{OrderTicket, TicketLeg};
 use runtime::trading::{JournalEntry, OrderSummary, Outcome};
-use runtime::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
 use serde_json::{Value, json};
 
 fn missing(field: &'static str) -> ClientProblem {

@@ -63,7 +63,7 @@ impl Canaries {
     fn needles(&self) -> Vec<(String, Vec<u8>)> {
         let mut out = Vec::new();
         for (label, value) in &self.items {
-            let upper = runtime::oauth::encode(value);
+            let upper = runtime::etrade::oauth::encode(value);
             let lower = lowercase_escapes(&upper);
             out.push((label.clone(), value.clone().into_bytes()));
             for (form, encoded) in [("percent-encoded", upper), ("percent-encoded", lower)] {
@@ -285,7 +285,7 @@ impl Tap {
                 .take_while(|c| !matches!(c, '&' | '\r' | '\n' | ' '))
                 .collect();
             if boundary
-                && let Some((_, v)) = runtime::oauth::parse_form(&format!("{name}={value}"))
+                && let Some((_, v)) = runtime::etrade::oauth::parse_form(&format!("{name}={value}"))
                     .into_iter()
                     .next()
             {

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use codegen::ir;
-use runtime::validation::{FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema};
+use runtime::contract::validation::{FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema};
 
 /// The kitchen-sink fixture's catalog: every input feature in one tool.
 pub fn kitchen_sink() -> ir::Catalog {

@@ -4,9 +4,9 @@
 
 use super::limiter::{Module, Pacer};
 use super::wire;
-use crate::endpoints::Endpoints;
-use crate::error_mapping::{BrokerErrorBody, BrokerFailure, TransportFailure};
-use crate::oauth::{self, Extra, Signer};
+use crate::contract::error_mapping::{BrokerErrorBody, BrokerFailure, TransportFailure};
+use crate::etrade::endpoints::Endpoints;
+use crate::etrade::oauth::{self, Extra, Signer};
 use reqwest::Method;
 use serde_json::Value;
 use std::time::Duration;

@@ -5,13 +5,13 @@
 
 use super::client::EtradeHttp;
 use super::limiter::Module;
-use crate::broker_message::KnownSecrets;
+use crate::contract::broker_message::KnownSecrets;
+use crate::contract::error_mapping::{BrokerFailure, OauthProblem, Operation, to_tool_error};
+use crate::contract::errors::ToolError;
 use crate::credentials::{
     Coordinator, CredentialKey, CredentialState, CredentialStore, StoredCredentials, state_of,
 };
-use crate::error_mapping::{BrokerFailure, OauthProblem, Operation, to_tool_error};
-use crate::errors::ToolError;
-use crate::oauth::Signer;
+use crate::etrade::oauth::Signer;
 use reqwest::Method;
 use serde_json::Value;
 use std::sync::Arc;

@@ -1,8 +1,8 @@
 //! E*TRADE wire quirks shared by every response: error bodies in any format, empty bodies,
 //! one-or-many arrays.
 
-use crate::broker_message::RawBrokerCode;
-use crate::error_mapping::{BrokerErrorBody, OauthProblem};
+use crate::contract::broker_message::RawBrokerCode;
+use crate::contract::error_mapping::{BrokerErrorBody, OauthProblem};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 

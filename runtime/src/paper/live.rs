@@ -6,7 +6,7 @@
 
 use super::touch::{MarketData, OptionContract, Touch};
 use crate::broker::Broker;
-use crate::errors::{ErrorCode, ToolError};
+use crate::contract::errors::{ErrorCode, ToolError};
 use crate::etrade::models::money::decimal_of;
 use crate::etrade::{ApiRequest, EtradeSession};
 use jiff::Timestamp;

@@ -11,13 +11,15 @@ use super::store::{ClaimError, PreviewClaim, StoreError, TradingStore};
 use super::types::*;
 use super::validate::check_ticket;
 use crate::broker::Broker;
-use crate::error_mapping::Operation;
-use crate::errors::{AlertDeletionResult, ErrorCode, ToolError};
+use crate::contract::error_mapping::Operation;
+use crate::contract::errors::{AlertDeletionResult, ErrorCode, ToolError};
+use crate::contract::validation::{
+    ClientProblem, ClientReason, PathSegment, client_validation_error,
+};
 use crate::etrade::models::order_entry::{
     AlertDeletion, BrokerCancellation, BrokerPlacement, BrokerPreview,
 };
 use crate::etrade::{ApiRequest, Clock, Method, Module};
-use crate::validation::{ClientProblem, ClientReason, PathSegment, client_validation_error};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

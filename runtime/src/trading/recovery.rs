@@ -9,8 +9,8 @@ use super::reconcile::{
 };
 use super::store::JournalPage;
 use super::types::*;
-use crate::error_mapping::Operation;
-use crate::errors::ToolError;
+use crate::contract::error_mapping::Operation;
+use crate::contract::errors::ToolError;
 use crate::etrade::models::alerts::AlertList;
 use crate::etrade::models::orders::{Order, OrderList};
 use crate::etrade::{ApiRequest, Method, Module, query_date};
@@ -223,7 +223,9 @@ impl OrderDesk {
         let alerts = match listed {
             Ok(body) => AlertList::from_wire(body).ok(),
             // An empty inbox is E*TRADE's 404 (code 53): none of the alerts remain.
-            Err(e) if e.code == crate::errors::ErrorCode::NotFound => Some(AlertList::empty()),
+            Err(e) if e.code == crate::contract::errors::ErrorCode::NotFound => {
+                Some(AlertList::empty())
+            }
             Err(_) => None,
         };
         let Some(alerts) = alerts else {
@@ -282,7 +284,7 @@ impl OrderDesk {
             })
             .await?;
         OrderList::from_wire(body)
-            .map_err(|_| ToolError::new(crate::errors::ErrorCode::InvalidBrokerResponse))
+            .map_err(|_| ToolError::new(crate::contract::errors::ErrorCode::InvalidBrokerResponse))
     }
 
     /// Up to [`MAX_PAGES`] pages of E*TRADE's order list for one query.

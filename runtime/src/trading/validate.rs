@@ -5,7 +5,7 @@
 //! text from this file (never a submitted value).
 
 use super::order::{OrderTicket, TicketLeg};
-use crate::validation::{ClientProblem, ClientReason, PathSegment};
+use crate::contract::validation::{ClientProblem, ClientReason, PathSegment};
 use jiff::civil::{Date, Weekday};
 use rust_decimal::Decimal;
 

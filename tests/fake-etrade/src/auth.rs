@@ -84,7 +84,7 @@ pub(crate) fn authenticate(s: &Shared, wire: &Wire, need: Need) -> Result<Authed
         .authorization
         .as_deref()
         .ok_or_else(|| Failure::absent("oauth_consumer_key"))?;
-    let h = runtime::oauth::parse_authorization(header)
+    let h = runtime::etrade::oauth::parse_authorization(header)
         .map_err(|_| Failure::absent("oauth_signature"))?;
     let consumer_key = h
         .consumer_key()
@@ -157,7 +157,7 @@ pub(crate) fn authenticate(s: &Shared, wire: &Wire, need: Need) -> Result<Authed
     };
 
     if s.config.verify_signatures {
-        let ok = runtime::oauth::verify(
+        let ok = runtime::etrade::oauth::verify(
             &wire.method,
             &wire.url,
             &h,
@@ -334,7 +334,10 @@ pub(crate) async fn authorize(
         .split('&')
         .filter_map(|pair| {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            Some((runtime::oauth::decode(k)?, runtime::oauth::decode(v)?))
+            Some((
+                runtime::etrade::oauth::decode(k)?,
+                runtime::etrade::oauth::decode(v)?,
+            ))
         })
         .collect();
     let (Some(key), Some(token)) = (q.get("key"), q.get("token")) else {

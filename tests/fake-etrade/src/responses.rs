@@ -52,8 +52,8 @@ pub(crate) fn form(pairs: &[(&str, &str)]) -> Response {
         .map(|(k, v)| {
             format!(
                 "{}={}",
-                runtime::oauth::encode(k),
-                runtime::oauth::encode(v)
+                runtime::etrade::oauth::encode(k),
+                runtime::etrade::oauth::encode(v)
             )
         })
         .collect::<Vec<_>>()

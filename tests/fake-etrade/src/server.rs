@@ -281,7 +281,7 @@ async fn pipeline(
         .map(str::to_string);
     let oauth = authorization
         .as_deref()
-        .and_then(|h| runtime::oauth::parse_authorization(h).ok());
+        .and_then(|h| runtime::etrade::oauth::parse_authorization(h).ok());
     let accept = parts
         .headers
         .get(header::ACCEPT)

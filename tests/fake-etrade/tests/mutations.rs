@@ -6,7 +6,7 @@ use fake_etrade::{
     DEFAULT_CONSUMER_KEY as CK, DEFAULT_CONSUMER_SECRET as CS, FakeConfig, FakeEtrade, Fault,
     TokenPair, codes,
 };
-use runtime::oauth::{self, Extra, Signer};
+use runtime::etrade::oauth::{self, Extra, Signer};
 use serde_json::{Value, json};
 
 const TRADING: &str = "JIdOIAcSpwR1Jva7RQBraQ";

@@ -1,4 +1,4 @@
-//! The fake E*TRADE server seen from a raw HTTP client, signing with `runtime::oauth::Signer`.
+//! The fake E*TRADE server seen from a raw HTTP client, signing with `runtime::etrade::oauth::Signer`.
 
 use std::time::{Duration, Instant};
 
@@ -7,7 +7,7 @@ use fake_etrade::{
     OauthProblem, TokenPair, TokenState,
 };
 use jiff::Timestamp;
-use runtime::oauth::{self, Extra, Signer};
+use runtime::etrade::oauth::{self, Extra, Signer};
 use serde_json::Value;
 
 fn client() -> reqwest::Client {

@@ -18,7 +18,7 @@ pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>,
                 jiff::Timestamp::from_second(n).ok()
             }
         })
-        .map(crate::envelope::rfc3339_seconds))
+        .map(crate::contract::envelope::rfc3339_seconds))
 }
 
 #[derive(Debug, Deserialize)]

@@ -81,7 +81,7 @@ pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>,
         } else {
             jiff::Timestamp::from_second(n).ok()
         };
-        t.map(crate::envelope::rfc3339_seconds)
+        t.map(crate::contract::envelope::rfc3339_seconds)
     }))
 }
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Deserializer};
 
 fn to_rfc3339(t: jiff::Timestamp) -> String {
-    crate::envelope::rfc3339_seconds(t)
+    crate::contract::envelope::rfc3339_seconds(t)
 }
 
 fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {

@@ -619,7 +619,13 @@ pub(crate) fn portfolio(
 fn query_string(pairs: &[(String, String)]) -> String {
     pairs
         .iter()
-        .map(|(k, v)| format!("{}={}", crate::oauth::encode(k), crate::oauth::encode(v)))
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                crate::etrade::oauth::encode(k),
+                crate::etrade::oauth::encode(v)
+            )
+        })
         .collect::<Vec<_>>()
         .join("&")
 }

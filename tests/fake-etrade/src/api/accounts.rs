@@ -584,8 +584,8 @@ fn next_url(base: &str, key: &str, q: &HashMap<String, String>, page: usize) -> 
         .map(|(k, v)| {
             format!(
                 "{}={}",
-                runtime::oauth::encode(k),
-                runtime::oauth::encode(v)
+                runtime::etrade::oauth::encode(k),
+                runtime::etrade::oauth::encode(v)
             )
         })
         .collect::<Vec<_>>()
@@ -855,8 +855,8 @@ pub(crate) async fn transactions(
             .map(|(k, v)| {
                 format!(
                     "{}={}",
-                    runtime::oauth::encode(k),
-                    runtime::oauth::encode(v)
+                    runtime::etrade::oauth::encode(k),
+                    runtime::etrade::oauth::encode(v)
                 )
             })
             .collect::<Vec<_>>()

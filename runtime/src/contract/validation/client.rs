@@ -3,7 +3,7 @@
 //! the same `invalid_input` structure, under the same limits, as schema diagnostics.
 
 use super::diagnostics::{Diagnostics, PathSegment};
-use crate::errors::ToolError;
+use crate::contract::errors::ToolError;
 
 /// Why the client refused a value. Each reason has one fixed, value-free message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +82,7 @@ pub fn client_validation_error(problems: impl IntoIterator<Item = ClientProblem>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::errors::ErrorCode;
+    use crate::contract::errors::ErrorCode;
 
     #[test]
     fn same_structure_as_schema_diagnostics() {

@@ -2,7 +2,7 @@
 //! error object every failed tool result carries. The spec's error-code table must agree
 //! with [`ErrorCode`]; a generated inventory test holds them together.
 
-use crate::validation::ValidationError;
+use crate::contract::validation::ValidationError;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -1,22 +1,25 @@
 //! Everything the generated tool layer uses, in one place (as `tonic::codegen` does), so
 //! generated code has a single stable import surface: `::runtime::__codegen::…`.
 
-pub use crate::catalog::{Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor};
-pub use crate::dispatch::{BoxFuture, CallContext, JsonObject, ToolDispatch, ToolResult};
-pub use crate::errors::{ErrorCode, ToolError};
-pub use crate::validation::{FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema};
+pub use crate::contract::errors::{ErrorCode, ToolError};
+pub use crate::contract::validation::{
+    FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema,
+};
+pub use crate::mcp::catalog::{Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor};
+pub use crate::mcp::dispatch::{BoxFuture, CallContext, JsonObject, ToolDispatch, ToolResult};
 pub use jiff::civil::Date;
 pub use rust_decimal::Decimal;
 pub use serde_json::Value as JsonValue;
 
-use crate::validation::Diagnostics;
+use crate::contract::validation::Diagnostics;
 
 /// Validate arguments, then build the typed input from the canonical-name map.
 pub fn parse_input<T: serde::de::DeserializeOwned>(
     schema: &ObjectSchema,
     args: JsonObject,
 ) -> Result<T, ToolError> {
-    let normalized = crate::validation::validate(schema, args).map_err(ToolError::invalid_input)?;
+    let normalized =
+        crate::contract::validation::validate(schema, args).map_err(ToolError::invalid_input)?;
     serde_json::from_value(JsonValue::Object(normalized)).map_err(|_| {
         // Validation passed but the typed input refused it: a generator bug. Say so safely;
         // serde's message could quote the submitted value.
@@ -29,4 +32,4 @@ pub fn parse_input<T: serde::de::DeserializeOwned>(
 }
 
 /// The decimal syntax the validator enforces; a generated test compares it with codegen's.
-pub const DECIMAL_PATTERN: &str = crate::validation::DECIMAL_PATTERN;
+pub const DECIMAL_PATTERN: &str = crate::contract::validation::DECIMAL_PATTERN;

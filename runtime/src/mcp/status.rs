@@ -1,10 +1,10 @@
 //! The data of `server_status`: everything answered locally, no broker request.
 
-use crate::catalog::Catalog;
 use crate::config::Environment;
 use crate::credentials::{CredentialEstimate, CredentialKey, CredentialStore, estimate};
-use crate::dispatch::{CallContext, Transport};
-use crate::server::{CAPABILITIES, PROTOCOL_VERSIONS, SERVER_NAME, SERVER_VERSION};
+use crate::mcp::catalog::Catalog;
+use crate::mcp::dispatch::{CallContext, Transport};
+use crate::mcp::server::{CAPABILITIES, PROTOCOL_VERSIONS, SERVER_NAME, SERVER_VERSION};
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]

@@ -2,7 +2,7 @@
 //! the text block, with isError outside it.
 
 use crate::config::Environment;
-use crate::errors::ToolError;
+use crate::contract::errors::ToolError;
 use rmcp::model::CallToolResult;
 use serde::Serialize;
 use serde_json::Value;

@@ -23,7 +23,7 @@
 //! | Store unavailable, lock timeout, concurrent change | `credential_coordination_failed` | `credential_coordination_failed` |
 //!
 //! Every HTTP-derived error carries `status_code` and the sanitized `broker_code`,
-//! `broker_message` and `request_id` (see [`crate::broker_message`]); other errors carry none.
+//! `broker_message` and `request_id` (see [`crate::contract::broker_message`]); other errors carry none.
 //! Broker text never selects the code. Two structural signals the client recognizes in the
 //! body are consulted: E*TRADE's `oauth_problem`, only on a 401, where it merely chooses
 //! between two credential codes; and E*TRADE's rate-limit page — an HTML document (never a
@@ -38,8 +38,8 @@
 
 use std::fmt;
 
-use crate::broker_message::{self, KnownSecrets, RawBrokerCode};
-use crate::errors::{ErrorCode, ToolError};
+use crate::contract::broker_message::{self, KnownSecrets, RawBrokerCode};
+use crate::contract::errors::{ErrorCode, ToolError};
 
 /// What kind of broker call failed; decides how ambiguous failures are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

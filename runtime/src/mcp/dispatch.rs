@@ -1,8 +1,8 @@
 //! The seam between the runtime's MCP server and the generated tool layer.
 
-use crate::catalog::Catalog;
 use crate::config::Environment;
-use crate::errors::ToolError;
+use crate::contract::errors::ToolError;
+use crate::mcp::catalog::Catalog;
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;

@@ -1,11 +1,11 @@
 //! The MCP server: tools/list and tools/call over any rmcp transport, driven by the
 //! generated catalog and dispatch.
 
-use crate::catalog::ToolDescriptor;
 use crate::config::Environment;
-use crate::dispatch::{CallContext, ToolDispatch, Transport};
-use crate::envelope::{Meta, tool_result};
-use crate::errors::ToolError;
+use crate::contract::envelope::{Meta, tool_result};
+use crate::contract::errors::ToolError;
+use crate::mcp::catalog::ToolDescriptor;
+use crate::mcp::dispatch::{CallContext, ToolDispatch, Transport};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,

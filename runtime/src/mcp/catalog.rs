@@ -15,7 +15,7 @@ pub struct ToolDescriptor {
     pub input_schema: &'static str,
     pub output_schema: &'static str,
     /// The validation table the runtime checks arguments against.
-    pub input_table: &'static crate::validation::ObjectSchema,
+    pub input_table: &'static crate::contract::validation::ObjectSchema,
     pub error_codes: &'static [&'static str],
 }
 

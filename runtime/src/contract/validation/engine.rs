@@ -349,7 +349,7 @@ fn matches(pattern: &'static str, s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validation::schema::RuleSchema;
+    use crate::contract::validation::schema::RuleSchema;
     use serde_json::json;
 
     static LEG: ObjectSchema = ObjectSchema {

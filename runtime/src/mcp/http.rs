@@ -2,7 +2,7 @@
 //! loopback by default, Origin validation, a bearer token for anything else, a body limit,
 //! and deadlines for request heads and bodies.
 
-use crate::server::McpServer;
+use crate::mcp::server::McpServer;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;

@@ -1,0 +1,8 @@
+//! The MCP surface: the server and its transports (stdio, streamable HTTP), tool dispatch,
+//! the catalog that `tools/list` shows, and `server_status`.
+
+pub mod catalog;
+pub mod dispatch;
+pub mod http;
+pub mod server;
+pub mod status;
