@@ -1,9 +1,8 @@
 //! Which options are listed: the expiries (weeklies and monthlies, holiday Fridays moved
 //! back) and the strike ladder within a band of the underlying's base price.
 
-use jiff::Span;
-use jiff::Timestamp;
 use jiff::civil::{Date, Weekday};
+use jiff::{Span, Timestamp};
 use rust_decimal::Decimal;
 
 use super::price_path::Profile;

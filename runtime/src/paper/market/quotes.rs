@@ -101,7 +101,7 @@ impl SimulatedMarket {
         m.insert("hasMiniOptions".into(), json!(false));
         m.insert("timeZone".into(), json!(zone));
         m.insert("dstFlag".into(), json!(zone.ends_with("DT")));
-        // Not read by the runtime's Quote model (yet): says where the numbers come from.
+        // Says where the numbers come from (the runtime's Quote model does not read it).
         m.insert("source".into(), json!(self.source()));
         m.insert(block.0.into(), block.1);
         m.insert("Product".into(), product);
