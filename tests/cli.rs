@@ -3,7 +3,6 @@
 mod common;
 
 use common::*;
-use std::time::Duration;
 
 #[tokio::test]
 async fn tools_lists_the_catalog() {
@@ -92,7 +91,7 @@ async fn sigterm_shuts_the_http_server_down_gracefully() {
         .status()
         .expect("kill");
     assert!(killed.success());
-    let status = tokio::time::timeout(Duration::from_secs(10), server.child.wait())
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), server.child.wait())
         .await
         .expect("exits within 10 s")
         .expect("wait");
