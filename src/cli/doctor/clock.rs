@@ -73,11 +73,7 @@ pub(super) fn skew_text(endpoints: &Endpoints, skew: i64, source: &str) -> Strin
 pub(super) fn check_clock_unsigned(r: &mut Report, endpoints: &Endpoints) {
     let name = "clock";
     let reading = || -> Result<Option<i64>, String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|_| "cannot start the async runtime".to_string())?;
-        let http = EtradeHttp::new(endpoints.clone(), &crate::cli::client_options())?;
+        let (rt, http) = client(endpoints)?;
         let started = jiff::Timestamp::now();
         let date = rt
             .block_on(http.server_date())
@@ -184,15 +180,21 @@ pub(super) fn check_clock(
     }
 }
 
-/// One cheap signed call (list accounts), as `etrade auth status --check` makes (without
-/// recording a use of the token); the answer's `Date` is E*TRADE's clock.
-pub(super) fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, String> {
-    let secrets = session::known_secrets(creds);
+/// A one-request runtime and the E*TRADE client for `endpoints`.
+fn client(endpoints: &Endpoints) -> Result<(tokio::runtime::Runtime, EtradeHttp), String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|_| "cannot start the async runtime".to_string())?;
     let http = EtradeHttp::new(endpoints.clone(), &crate::cli::client_options())?;
+    Ok((rt, http))
+}
+
+/// One cheap signed call (list accounts), as `etrade auth status --check` makes (without
+/// recording a use of the token); the answer's `Date` is E*TRADE's clock.
+pub(super) fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<Probe, String> {
+    let secrets = session::known_secrets(creds);
+    let (rt, http) = client(endpoints)?;
     let started = jiff::Timestamp::now();
     let answer = rt
         .block_on(http.api_answer(
