@@ -120,7 +120,7 @@ impl SecretService {
     }
 
     fn wait_for_name(&self, name: &str) {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let out = Command::new("dbus-send")
                 .args([
