@@ -117,15 +117,6 @@ fn is_absolute_for(os: Os, path: &Path) -> bool {
     }
 }
 
-/// A note for people reading `etrade doctor` or the README: which folder convention
-/// applies here.
-pub fn folder_convention(os: Os) -> &'static str {
-    match os {
-        Os::Windows => "%APPDATA%\\etrade-mcp (config) and %LOCALAPPDATA%\\etrade-mcp (state)",
-        _ => "XDG: ~/.config/etrade-mcp (config) and ~/.local/share/etrade-mcp (state)",
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Owner-only files and folders
 // ---------------------------------------------------------------------------------------

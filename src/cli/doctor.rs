@@ -122,13 +122,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let state_ok = check_state_dir(&mut r, &paths.data_dir);
 
     // 4. Keyring backend, 5. credentials.
-    let choice = args
-        .credential_store
-        .or_else(|| {
-            file.profile(&settings.profile)
-                .and_then(|p| p.credential_store)
-        })
-        .unwrap_or_default();
+    let choice = StoreChoice::resolve(args.credential_store, &file, &settings.profile);
     let store = check_keyring(&mut r, choice, &paths.data_dir, &key);
     let stored = match &store {
         Some(s) => check_credentials(&mut r, s.as_ref(), &key, &settings),

@@ -37,26 +37,16 @@ impl Setup {
 }
 
 impl Setup {
-    /// The store named by the flag (or `ETRADE_MCP_CREDENTIAL_STORE`), else by the profile's
-    /// `credential_store`, else `auto`.
-    pub fn store_choice(&self, flag: Option<StoreChoice>) -> StoreChoice {
-        flag.or_else(|| {
-            self.file
-                .profile(&self.settings.profile)
-                .and_then(|p| p.credential_store)
-        })
-        .unwrap_or_default()
-    }
-
     /// Opens the chosen credential store; `auto` says on stderr, in one line, which store it
     /// picked and why.
     pub fn open_credential_store(
         &self,
         flag: Option<StoreChoice>,
     ) -> Result<OpenedStore, OpenStoreError> {
-        let opened = open_store(self.store_choice(flag), &self.paths.data_dir)?;
+        let choice = StoreChoice::resolve(flag, &self.file, &self.settings.profile);
+        let opened = open_store(choice, &self.paths.data_dir)?;
         if let Some(notice) = &opened.notice {
-            eprintln!("etrade: {notice}");
+            eprintln!("etrade: credentials: {notice}");
         }
         Ok(opened)
     }

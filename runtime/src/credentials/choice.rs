@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{CredentialStore, FileStore, KeyringStore, StoreError};
+use super::keyring::unavailable;
+use super::{CredentialStore, FileStore, KeyringStore};
+use crate::config::ConfigFile;
 use crate::platform::{self, Os, native_stores};
 
 /// A credential store by name, as written in `config.toml`, `--credential-store` and
@@ -87,6 +89,20 @@ impl StoreChoice {
             .collect()
     }
 
+    /// The stores worth naming to a person on `os`: the available ones but the test store.
+    pub fn offered_on(os: Os) -> impl Iterator<Item = StoreChoice> {
+        Self::available_on(os)
+            .into_iter()
+            .filter(|c| *c != StoreChoice::Memory)
+    }
+
+    /// The store a command uses: the flag (or `ETRADE_MCP_CREDENTIAL_STORE`), else the
+    /// profile's `credential_store` in `config.toml`, else `auto`.
+    pub fn resolve(flag: Option<StoreChoice>, file: &ConfigFile, profile: &str) -> StoreChoice {
+        flag.or_else(|| file.profile(profile).and_then(|p| p.credential_store))
+            .unwrap_or_default()
+    }
+
     /// What `auto` tries on `os`, in order.
     pub fn auto_order(os: Os) -> &'static [StoreChoice] {
         match os {
@@ -160,7 +176,7 @@ impl FromStr for StoreChoice {
 pub struct OpenedStore {
     pub store: Arc<dyn CredentialStore>,
     pub choice: StoreChoice,
-    /// For `auto`: which store is used and why (printed once on stderr).
+    /// For `auto`: which store is used and why, one line (the CLI prints it once on stderr).
     pub notice: Option<String>,
 }
 
@@ -195,9 +211,8 @@ pub fn open_store(choice: StoreChoice, state_dir: &Path) -> Result<OpenedStore, 
 }
 
 fn others(os: Os, except: StoreChoice) -> String {
-    StoreChoice::available_on(os)
-        .into_iter()
-        .filter(|c| *c != except && *c != StoreChoice::Memory)
+    StoreChoice::offered_on(os)
+        .filter(|c| *c != except)
         .map(StoreChoice::as_str)
         .collect::<Vec<_>>()
         .join(", ")
@@ -237,7 +252,7 @@ fn open_store_on(
                     format!("{}; ", reasons.join("; "))
                 };
                 let notice = format!(
-                    "credentials: {why}using {}, {}",
+                    "{why}using {}, {}",
                     candidate.describe(),
                     persistence(candidate)
                 );
@@ -285,36 +300,35 @@ fn persistence(choice: StoreChoice) -> &'static str {
 /// Opens one concrete store; the error is a reason safe to show (never platform text,
 /// which can echo stored material).
 fn open_one(choice: StoreChoice, state_dir: &Path) -> Result<Arc<dyn CredentialStore>, String> {
-    let named = |made: Result<Arc<keyring_core::CredentialStore>, keyring_core::Error>,
-                 what: &str|
-     -> Result<Arc<dyn CredentialStore>, String> {
-        match made {
-            Ok(store) => Ok(Arc::new(KeyringStore::named(store, choice.backend()))),
-            Err(e) => Err(format!(
-                "{what} did not open ({})",
-                StoreError::from_keyring(choice.backend(), &e)
-            )),
+    let native = match choice {
+        StoreChoice::Keychain => native_stores::keychain(),
+        StoreChoice::Windows => native_stores::windows_credential_manager(),
+        StoreChoice::SecretService if !native_stores::session_bus_advertised() => {
+            return Err("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset)".into());
         }
+        // With a bus, a failure here is nearly always a missing or locked service, which
+        // says more than the classified platform error.
+        StoreChoice::SecretService => Ok(native_stores::secret_service().map_err(|_| {
+            "the D-Bus session bus has no working Secret Service (start and unlock GNOME \
+             Keyring, KWallet or KeePassXC)"
+                .to_string()
+        })?),
+        StoreChoice::Keyutils => native_stores::kernel_keyring(),
+        StoreChoice::File => return Ok(Arc::new(FileStore::in_dir(state_dir))),
+        StoreChoice::Memory => {
+            return KeyringStore::mock()
+                .map(|s| Arc::new(s) as Arc<dyn CredentialStore>)
+                .map_err(|e| e.to_string());
+        }
+        StoreChoice::Auto => return Err("auto is not a store".into()),
     };
-    match choice {
-        StoreChoice::Keychain => named(native_stores::keychain(), "the macOS Keychain"),
-        StoreChoice::Windows => named(
-            native_stores::windows_credential_manager(),
-            "the Windows Credential Manager",
-        ),
-        StoreChoice::SecretService => {
-            if !native_stores::session_bus_advertised() {
-                return Err("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset)".into());
-            }
-            named(native_stores::secret_service(), "the session bus answered but no Secret Service (GNOME Keyring, KWallet or KeePassXC, unlocked)")
-                .map_err(|_| "the D-Bus session bus has no working Secret Service (start and unlock GNOME Keyring, KWallet or KeePassXC)".to_string())
-        }
-        StoreChoice::Keyutils => named(native_stores::kernel_keyring(), "the Linux kernel keyring"),
-        StoreChoice::File => Ok(Arc::new(FileStore::in_dir(state_dir))),
-        StoreChoice::Memory => KeyringStore::mock()
-            .map(|s| Arc::new(s) as Arc<dyn CredentialStore>)
-            .map_err(|e| e.to_string()),
-        StoreChoice::Auto => Err("auto is not a store".into()),
+    match native {
+        Ok(store) => Ok(Arc::new(KeyringStore::named(store, choice.backend()))),
+        Err(e) => Err(format!(
+            "{} did not open ({})",
+            choice.describe(),
+            unavailable(choice.backend(), &e)
+        )),
     }
 }
 

@@ -107,16 +107,9 @@ impl CredentialStore for KeyringStore {
     }
 }
 
-impl StoreError {
-    /// A keyring error, classified; see [`unavailable`].
-    pub(crate) fn from_keyring(backend: &'static str, err: &KeyringError) -> StoreError {
-        unavailable(backend, err)
-    }
-}
-
 /// Classifies a keyring error; its text and payload are dropped because platform
 /// messages and `BadDataFormat` bytes can contain the stored secret.
-fn unavailable(backend: &'static str, err: &KeyringError) -> StoreError {
+pub(super) fn unavailable(backend: &'static str, err: &KeyringError) -> StoreError {
     let kind = match err {
         KeyringError::PlatformFailure(_) => StoreFailure::PlatformFailure,
         KeyringError::NoStorageAccess(_) => StoreFailure::NoStorageAccess,

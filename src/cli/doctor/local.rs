@@ -139,7 +139,7 @@ pub(super) fn check_state_dir(r: &mut Report, dir: &Path) -> bool {
         return false;
     }
     let created = if existed { "" } else { " (created)" };
-    match mode_of(dir) {
+    match platform::permission_bits(dir) {
         Some(mode) if mode & 0o077 != 0 => {
             r.warn(
                 name,
@@ -160,10 +160,6 @@ pub(super) fn check_state_dir(r: &mut Report, dir: &Path) -> bool {
         None => r.ok(name, &format!("{}{created} is writable.", dir.display())),
     }
     true
-}
-
-pub(super) fn mode_of(dir: &Path) -> Option<u32> {
-    platform::permission_bits(dir)
 }
 
 pub(super) fn probe_write(dir: &Path) -> std::io::Result<()> {

@@ -27,7 +27,7 @@ pub(super) fn check_keyring(
     let store = opened.store;
     let backend = store.backend_name();
     let how = match &opened.notice {
-        Some(notice) => format!(" (auto: {})", notice.trim_start_matches("credentials: ")),
+        Some(notice) => format!(" (auto: {notice})"),
         None => format!(" (--credential-store {choice})"),
     };
     let usable = match store.load(key) {
@@ -62,9 +62,7 @@ pub(super) fn check_keyring(
 }
 
 pub(super) fn store_names() -> String {
-    StoreChoice::available_on(platform::CURRENT)
-        .into_iter()
-        .filter(|c| *c != StoreChoice::Memory)
+    StoreChoice::offered_on(platform::CURRENT)
         .map(StoreChoice::as_str)
         .collect::<Vec<_>>()
         .join(", ")
@@ -92,9 +90,7 @@ pub(super) fn check_credentials_file(r: &mut Report, data_dir: &Path, how: &str)
 
 /// One line per store this system offers: what it is and what it does not defend against.
 pub(super) fn explain_stores(r: &mut Report) {
-    let lines: Vec<String> = StoreChoice::available_on(platform::CURRENT)
-        .into_iter()
-        .filter(|c| *c != StoreChoice::Memory)
+    let lines: Vec<String> = StoreChoice::offered_on(platform::CURRENT)
         .map(|c| format!("{}: {}", c.as_str(), c.trade_offs()))
         .collect();
     r.info("stores", &lines.join(" | "));

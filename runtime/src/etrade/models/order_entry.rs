@@ -306,7 +306,10 @@ impl BrokerPlacement {
     /// ([`PlacedIds`]), and only one.
     pub fn from_wire(body: Option<serde_json::Value>) -> Result<BrokerPlacement, EntryParseError> {
         let body = body.ok_or(EntryParseError::Empty)?;
-        let ids = parse::<PlacedIdsEnvelope>(Some(body.clone()))?.response;
+        // The ids are read from the same tree the answer is then moved out of: no copy.
+        let ids = PlacedIdsEnvelope::deserialize(&body)
+            .map_err(|_| EntryParseError::Shape)?
+            .response;
         let order_id = ids.the_order_id().ok_or(EntryParseError::Shape)?;
         let mut p = parse::<PlaceEnvelope>(Some(body))?.response;
         p.placed_order_id = order_id;
