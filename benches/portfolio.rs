@@ -21,7 +21,7 @@ use runtime::credentials::{
     CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
 };
 use runtime::etrade::endpoints::Endpoints;
-use runtime::etrade::{ClientOptions, EtradeHttp, Module, session};
+use runtime::etrade::{ClientOptions, EtradeHttp, session};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -109,20 +109,14 @@ async fn main() {
         },
     )
     .expect("client");
-    let path = format!("/v1/accounts/{key_str}/portfolio");
-    let query = [("count", positions.to_string())];
+    let request = runtime::etrade::EtradeRequest::read(runtime::etrade::Endpoint::Portfolio)
+        .at("accountIdKey", key_str.clone())
+        .with("count", i64::try_from(positions).expect("count"));
     let mut raw = Vec::new();
     for _ in 0..calls {
         let t = Instant::now();
         let page = http
-            .api(
-                &session::signer(&creds),
-                runtime::etrade::Method::GET,
-                &path,
-                &query,
-                None,
-                Module::Accounts,
-            )
+            .api(&session::signer(&creds), &request)
             .await
             .expect("raw page");
         raw.push(t.elapsed());

@@ -12,12 +12,11 @@ mod common;
 use common::canary::Canaries;
 use fake_etrade::{FakeConfig, FakeEtrade};
 use runtime::config::Environment;
-use runtime::contract::error_mapping::Operation;
 use runtime::credentials::{
     Coordinator, CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
 };
 use runtime::etrade::endpoints::Endpoints;
-use runtime::etrade::{ApiRequest, ClientOptions, EtradeHttp, EtradeSession, Method, Module};
+use runtime::etrade::{ClientOptions, Endpoint, EtradeHttp, EtradeRequest, EtradeSession};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -94,14 +93,7 @@ impl Rig {
 
     async fn list(&self) -> Result<(), String> {
         self.session
-            .call(&ApiRequest {
-                operation: Operation::Read,
-                module: Module::Accounts,
-                method: Method::GET,
-                path: "/v1/accounts/list",
-                query: &[],
-                body: None,
-            })
+            .call(&EtradeRequest::read(Endpoint::AccountList))
             .await
             .map(|_| ())
             .map_err(|e| {

@@ -3,7 +3,7 @@
 //! from the rules: price rules, expiration dates and spread strikes.
 
 use etrade_mcp::generated::{self, TOOLS};
-use etrade_mcp::handlers::trading::ticket;
+use etrade_mcp::handlers::order_ticket::ticket;
 use proptest::prelude::*;
 use runtime::contract::validation::{ClientReason, validate};
 use runtime::trading::validate::check_ticket;

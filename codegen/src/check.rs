@@ -254,6 +254,7 @@ fn check_tool(
     };
     let input = ctx.root(&t.input, &format!("{}Input", pascal(name)), Side::Input);
     let output = ctx.root(&t.output, &format!("{}Output", pascal(name)), Side::Output);
+    let binding = crate::binding::check(t, &input, d);
 
     let mut invalid_examples = Vec::new();
     for ex in &t.examples.invalid {
@@ -288,6 +289,7 @@ fn check_tool(
         valid_examples: t.examples.valid.iter().map(|v| v.value.clone()).collect(),
         invalid_examples,
         output_example: t.examples.output.as_ref().map(|v| v.value.clone()),
+        binding,
     }
 }
 
@@ -471,7 +473,7 @@ impl NodeCx<'_, '_> {
             };
         };
         let nullable = n.nullable.as_ref().is_some_and(|b| b.value);
-        let description = n.description.as_ref().map(|s| s.value.trim().to_string());
+        let mut description = n.description.as_ref().map(|s| s.value.trim().to_string());
         let t = match ty.value.as_str() {
             "string" => {
                 self.only(n, &["min_length", "max_length", "pattern"], "string");
@@ -586,7 +588,12 @@ impl NodeCx<'_, '_> {
             other => match self.types.named.get(other) {
                 Some(def) => {
                     self.only(n, &[], "a named-type reference");
-                    self.named(other, def, ty, side)
+                    let named = self.named(other, def, ty, side);
+                    // A named scalar (an `AccountIdKey`) carries its description to every use.
+                    if description.is_none() && !matches!(named, Ty::Object(_) | Ty::Enum { .. }) {
+                        description = def.description.as_ref().map(|s| s.value.trim().to_string());
+                    }
+                    named
                 }
                 None => {
                     self.d.at(ty, format!("unknown type `{other}`"));
@@ -620,12 +627,32 @@ impl NodeCx<'_, '_> {
                     value: Node {
                         ty: def.ty.as_ref().map(clone_s),
                         values: def.values.as_ref().map(clone_s),
+                        min_length: def.min_length.as_ref().map(clone_s),
+                        max_length: def.max_length.as_ref().map(clone_s),
+                        pattern: def.pattern.as_ref().map(clone_s),
+                        minimum: def.minimum.as_ref().map(clone_s),
+                        maximum: def.maximum.as_ref().map(clone_s),
+                        greater_than: def.greater_than.as_ref().map(clone_s),
+                        less_than: def.less_than.as_ref().map(clone_s),
                         ..Node::default()
                     },
                     referenced: at.referenced,
                     defined: at.defined,
                 };
-                self.only(def, &["values"], "a named type (only objects and enums)");
+                self.only(
+                    def,
+                    &[
+                        "values",
+                        "min_length",
+                        "max_length",
+                        "pattern",
+                        "minimum",
+                        "maximum",
+                        "greater_than",
+                        "less_than",
+                    ],
+                    "a named type (objects, enums and scalars)",
+                );
                 self.node(&wrapped, name, side).ty
             }
         };

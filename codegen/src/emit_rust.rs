@@ -5,7 +5,7 @@
 //! is in the runtime, reached through `::runtime::__codegen`.
 
 use crate::check::variant_name;
-use crate::ir::{Catalog, Object, Tool, Ty, TyNode};
+use crate::ir::{BoundField, Catalog, Object, ParamKind, Tool, Ty, TyNode};
 use crate::json_schema;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -63,31 +63,65 @@ pub fn tools_rs(catalog: &Catalog) -> String {
             }
         }
     });
-    let methods = catalog.tools.iter().map(|t| {
+    let requests = catalog.tools.iter().filter_map(broker_request);
+    let mut groups: Vec<(&str, Vec<TokenStream>)> = Vec::new();
+    for t in catalog.tools.iter().filter(|t| !generated_handler(t)) {
         let m = format_ident!("{}", t.name);
         let ty = format_ident!("{}", t.input.rust_name);
         let d = doc(&format!(
             "`{}` ({} permission): {}",
             t.name, t.permission, t.description
         ));
-        quote! {
+        let method = quote! {
             #d
             fn #m(
                 &self,
                 ctx: &::runtime::__codegen::CallContext,
                 input: #ty,
             ) -> impl ::core::future::Future<Output = ::runtime::__codegen::ToolResult> + ::core::marker::Send;
+        };
+        match groups.iter_mut().find(|(g, _)| *g == t.group) {
+            Some((_, methods)) => methods.push(method),
+            None => groups.push((&t.group, vec![method])),
+        }
+    }
+    let group_traits = groups.iter().map(|(group, methods)| {
+        let name = format_ident!("{}", group_trait(group));
+        let d = doc(&format!(
+            "The `{group}` tools with logic of their own, one method each (a tool without its handler does not compile)."
+        ));
+        quote! {
+            #d
+            pub trait #name: ::core::marker::Send + ::core::marker::Sync + 'static {
+                #(#methods)*
+            }
         }
     });
+    let supertraits = groups
+        .iter()
+        .map(|(group, _)| format_ident!("{}", group_trait(group)));
     let arms = catalog.tools.iter().map(|t| {
         let name = &t.name;
         let m = format_ident!("{}", t.name);
         let p = format_ident!("parse_{}", t.name);
+        let call = match &t.binding {
+            Some(b) if b.generated_handler => {
+                let answer = format_ident!("{}", b.answer);
+                quote! {
+                    ::runtime::__codegen::read::<::runtime::__codegen::answers::#answer>(
+                        self.0.broker(),
+                        &input.broker_request(),
+                    )
+                    .await
+                }
+            }
+            _ => quote! { self.0.#m(ctx, input).await },
+        };
         quote! {
             #name => ::std::boxed::Box::pin(async move {
                 match #p(args) {
                     ::core::result::Result::Ok(input) => {
-                        ::core::option::Option::Some(self.0.#m(ctx, input).await)
+                        ::core::option::Option::Some(#call)
                     }
                     ::core::result::Result::Err(e) => {
                         ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -123,9 +157,16 @@ pub fn tools_rs(catalog: &Catalog) -> String {
 
         #(#parsers)*
 
-        /// One method per tool: a tool without a handler does not compile.
-        pub trait ToolHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
-            #(#methods)*
+        #(#requests)*
+
+        #(#group_traits)*
+
+        /// What the hand-written side provides: the broker, and a handler for each tool with
+        /// logic of its own (one trait per group). Tools that only read through the broker
+        /// have their whole handler generated.
+        pub trait ToolHandlers: #(#supertraits)+* {
+            /// The brokerage: the E*TRADE session, or the paper broker.
+            fn broker(&self) -> &dyn ::runtime::__codegen::Broker;
         }
 
         /// Routes `tools/call` to the matching [`ToolHandlers`] method after validation.
@@ -239,6 +280,13 @@ fn descriptor(catalog: &Catalog, t: &Tool) -> TokenStream {
     let output = json_schema::output_schema(catalog, t).to_string();
     let errors = &t.errors;
     let table = format_ident!("{}", screaming(&t.input.rust_name));
+    let endpoint = match &t.binding {
+        Some(b) => {
+            let e = format_ident!("{}", b.endpoint);
+            quote! { ::core::option::Option::Some(::runtime::__codegen::Endpoint::#e) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
     quote! {
         ::runtime::__codegen::ToolDescriptor {
             name: #name,
@@ -254,8 +302,80 @@ fn descriptor(catalog: &Catalog, t: &Tool) -> TokenStream {
             output_schema: #output,
             input_table: &schema::#table,
             error_codes: &[#(#errors),*],
+            endpoint: #endpoint,
         }
     }
+}
+
+/// A field that every valid input has, as a request parameter.
+fn present_value(f: &BoundField) -> TokenStream {
+    let field = field_ident(&f.field);
+    match f.kind {
+        ParamKind::Cloned => quote! { self.#field.clone() },
+        ParamKind::Copied => quote! { self.#field },
+        ParamKind::Enum => quote! { self.#field.as_str() },
+    }
+}
+
+/// `accounts` → `AccountsHandlers`.
+fn group_trait(group: &str) -> String {
+    format!("{}Handlers", crate::check::pascal(group))
+}
+
+fn generated_handler(t: &Tool) -> bool {
+    t.binding.as_ref().is_some_and(|b| b.generated_handler)
+}
+
+/// `impl XInput { fn broker_request }`: the typed E*TRADE request of a bound tool.
+fn broker_request(t: &Tool) -> Option<TokenStream> {
+    let b = t.binding.as_ref()?;
+    let ty = format_ident!("{}", t.input.rust_name);
+    let endpoint = format_ident!("{}", b.endpoint);
+    let path = b.path.iter().map(|f| {
+        let (wire, v) = (&f.wire, present_value(f));
+        quote! { .at(#wire, #v) }
+    });
+    let query = b.query.iter().map(|f| {
+        let (wire, field) = (&f.wire, field_ident(&f.field));
+        if f.always {
+            let v = present_value(f);
+            return quote! { .with(#wire, #v) };
+        }
+        match (&f.default, f.kind) {
+            (Some(default), kind) => {
+                let v = match kind {
+                    ParamKind::Cloned => quote! { v.clone() },
+                    ParamKind::Copied => quote! { *v },
+                    ParamKind::Enum => quote! { v.as_str() },
+                };
+                quote! {
+                    .with(#wire, match &self.#field {
+                        ::core::option::Option::Some(v) => ::runtime::__codegen::Param::from(#v),
+                        ::core::option::Option::None => ::runtime::__codegen::Param::from(#default),
+                    })
+                }
+            }
+            (None, ParamKind::Cloned) => quote! { .with_opt(#wire, self.#field.clone()) },
+            (None, ParamKind::Copied) => quote! { .with_opt(#wire, self.#field) },
+            (None, ParamKind::Enum) => {
+                quote! { .with_opt(#wire, self.#field.map(|v| v.as_str())) }
+            }
+        }
+    });
+    let d = doc(&format!(
+        "The E*TRADE request for these arguments ({}).",
+        b.display
+    ));
+    Some(quote! {
+        impl #ty {
+            #d
+            pub fn broker_request(&self) -> ::runtime::__codegen::EtradeRequest {
+                ::runtime::__codegen::EtradeRequest::read(::runtime::__codegen::Endpoint::#endpoint)
+                    #(#path)*
+                    #(#query)*
+            }
+        }
+    })
 }
 
 /// Collects generated type definitions and schema statics, keyed by name so a named type

@@ -45,6 +45,45 @@ pub struct Tool {
     pub invalid_examples: Vec<(Value, String)>,
     /// Docs excerpt of a successful `data` object.
     pub output_example: Option<Value>,
+    pub binding: Option<Binding>,
+}
+
+/// A checked broker binding: the runtime endpoint and how each input field is sent.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    /// The runtime's `Endpoint` variant.
+    pub endpoint: String,
+    /// `GET /v1/...` with the spec's field names, for docs and messages.
+    pub display: String,
+    pub path: Vec<BoundField>,
+    pub query: Vec<BoundField>,
+    /// The runtime model (`BrokerAnswer`) that reads the answer.
+    pub answer: String,
+    /// The whole handler is generated (no hand-written logic).
+    pub generated_handler: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct BoundField {
+    /// The input field (its Rust name).
+    pub field: String,
+    /// The name E*TRADE knows it by.
+    pub wire: String,
+    /// Present in every valid input (a plain value, not an `Option`).
+    pub always: bool,
+    pub kind: ParamKind,
+    /// Wire value sent when the caller left the field out.
+    pub default: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// Owned values: strings and lists of strings.
+    Cloned,
+    /// `Copy` values: integers, booleans, dates, decimals.
+    Copied,
+    /// Generated enums: their wire value.
+    Enum,
 }
 
 #[derive(Debug, Clone, PartialEq)]

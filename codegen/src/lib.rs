@@ -4,6 +4,7 @@
 //! A library first (so it is testable without Cargo in the loop); `build.rs` and the
 //! `codegen` CLI are thin shells over [`generate`].
 
+pub mod binding;
 pub mod check;
 pub mod diagnostics;
 pub mod emit_docs;
@@ -11,6 +12,7 @@ pub mod emit_rust;
 pub mod ir;
 pub mod json_schema;
 pub mod model;
+pub mod runtime_facts;
 mod syntax;
 
 pub use diagnostics::Diagnostic;

@@ -56,6 +56,30 @@ pub struct ToolDef {
     pub errors: Vec<S<String>>,
     #[serde(default)]
     pub examples: Examples,
+    /// How the tool maps onto E*TRADE, for tools that make one request per call.
+    pub broker: Option<S<BrokerDef>>,
+}
+
+/// A tool's binding to an E*TRADE endpoint.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrokerDef {
+    /// E*TRADE's API module (the pacing bucket): accounts, market, orders or alerts.
+    pub module: S<String>,
+    pub method: S<String>,
+    /// The endpoint's path; `{field}` is an input field sent in the path.
+    pub path: S<String>,
+    /// Input fields sent as query parameters, in this order, under their wire names.
+    #[serde(default)]
+    pub query: Vec<S<String>>,
+    /// Wire values sent for query fields the caller left out.
+    #[serde(default)]
+    pub defaults: OrderedMap<S<String>>,
+    /// The runtime model that reads E*TRADE's answer.
+    pub answer: S<String>,
+    /// `generated` (default): the whole handler is generated. `hand`: a hand-written
+    /// handler with logic of its own builds on the generated request.
+    pub handler: Option<S<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -148,7 +172,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OrderedMap<T> {
         impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
             type Value = OrderedMap<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a mapping of type names to type definitions")
+                f.write_str("a mapping")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::new();

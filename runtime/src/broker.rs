@@ -1,10 +1,10 @@
-//! The one interface every brokerage behind the tools implements: answer an E*TRADE v1
-//! request ([`ApiRequest`]) with E*TRADE's JSON body (`None` for an empty answer) or the
+//! The one interface every brokerage behind the tools implements: answer a typed E*TRADE v1
+//! request ([`EtradeRequest`]) with E*TRADE's JSON body (`None` for an empty answer) or the
 //! contract's error object. The E*TRADE session sends it over HTTP; the paper broker answers
 //! it from its local book. Tool handlers and the order desk see only this.
 
 use crate::contract::errors::ToolError;
-use crate::etrade::{ApiRequest, EtradeSession};
+use crate::etrade::{EtradeRequest, EtradeSession};
 use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
@@ -13,11 +13,11 @@ pub type BrokerFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Option<Value>, ToolError>> + Send + 'a>>;
 
 pub trait Broker: Send + Sync {
-    fn call<'a>(&'a self, request: &'a ApiRequest<'a>) -> BrokerFuture<'a>;
+    fn call<'a>(&'a self, request: &'a EtradeRequest) -> BrokerFuture<'a>;
 }
 
 impl Broker for EtradeSession {
-    fn call<'a>(&'a self, request: &'a ApiRequest<'a>) -> BrokerFuture<'a> {
+    fn call<'a>(&'a self, request: &'a EtradeRequest) -> BrokerFuture<'a> {
         Box::pin(EtradeSession::call(self, request))
     }
 }

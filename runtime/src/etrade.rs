@@ -2,17 +2,20 @@
 //! environment, the signed HTTP client, wire quirks, request pacing, the answer models and
 //! the session that manages the token lifecycle around every call.
 
+pub mod answers;
 pub mod auth_flow;
 mod client;
 pub mod endpoints;
 mod limiter;
 pub mod models;
 pub mod oauth;
+pub mod request;
 pub mod session;
 mod wire;
 
 pub use client::{Answer, ClientOptions, EtradeHttp, TokenPair, parse_http_date};
 pub use limiter::{Module, Pacer};
+pub use request::{Endpoint, EtradeRequest, Param, Verb, query_date};
 pub use reqwest::Method;
-pub use session::{ApiRequest, Clock, EtradeSession};
-pub use wire::{error_body, one_or_many, query_date};
+pub use session::{Clock, EtradeSession};
+pub use wire::{error_body, one_or_many};

@@ -4,5 +4,6 @@
 pub mod catalog;
 pub mod dispatch;
 pub mod http;
+pub mod reads;
 pub mod server;
 pub mod status;

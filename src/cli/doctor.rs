@@ -18,7 +18,7 @@ use runtime::credentials::{
 };
 use runtime::etrade::auth_flow::login_command;
 use runtime::etrade::endpoints::Endpoints;
-use runtime::etrade::{EtradeHttp, Method, Module, session};
+use runtime::etrade::{Endpoint, EtradeHttp, EtradeRequest, session};
 use runtime::paths::StatePaths;
 use runtime::platform;
 use std::fmt;

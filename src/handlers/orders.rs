@@ -1,13 +1,19 @@
-//! Order reads: list orders, one broker page per call (paged by E*TRADE's `marker`).
+//! The `orders` tools: the order list (one broker page per call, paged by E*TRADE's
+//! `marker`), order entry and cancellation through the runtime's [`OrderDesk`], and the
+//! journal. The desk's results become each tool's `data`.
 
-use super::{Handlers, data, unreadable};
+use super::journal_view::journal_entry;
+use super::order_ticket::ticket;
+use super::{Handlers, data};
 use crate::generated;
 use runtime::contract::validation::{
     ClientProblem, ClientReason, PathSegment, client_validation_error,
 };
-use runtime::etrade::models::orders::OrderList;
-use runtime::etrade::{Module, query_date};
-use runtime::mcp::dispatch::ToolResult;
+use runtime::etrade::answers::OrderList;
+use runtime::mcp::dispatch::{CallContext, ToolResult};
+use runtime::mcp::reads::read;
+use runtime::trading::desk::{OrderDesk, PreviewOutcome};
+use serde_json::{Value, json};
 
 fn problem(field: &'static str, reason: ClientReason) -> ClientProblem {
     ClientProblem {
@@ -16,58 +22,144 @@ fn problem(field: &'static str, reason: ClientReason) -> ClientProblem {
     }
 }
 
-pub async fn list_orders(h: &Handlers, input: generated::ListOrdersInput) -> ToolResult {
-    // E*TRADE needs both dates or neither, and `toDate` after `fromDate` (pyetrade documents
-    // "toDate should be greater than fromDate"). Equal dates are refused here rather than
-    // widened and filtered: whether E*TRADE counts `toDate` in, and in which zone, is not
-    // known, so a local filter could hide an order the caller asked for.
-    let mut problems = Vec::new();
-    match (input.from_date, input.to_date) {
-        (Some(_), None) => problems.push(problem("to_date", ClientReason::Missing)),
-        (None, Some(_)) => problems.push(problem("from_date", ClientReason::Missing)),
-        (Some(from), Some(to)) if to <= from => problems.push(problem(
-            "to_date",
-            ClientReason::Rule {
-                code: "not_after_from_date",
-                message: "Must be a later day than from_date: E*TRADE wants toDate after \
-                          fromDate. Widen the range; for one day's orders, set to_date to \
-                          the next day.",
-            },
-        )),
-        _ => {}
+fn preview_data(p: &PreviewOutcome, order_id: Option<i64>) -> ToolResult {
+    let mut v = json!({
+        "preview_id": p.record.preview_id,
+        "expires_at": p.record.expires_at.to_string(),
+        "account_id_key": p.record.account_id_key,
+        "client_order_id": p.record.client_order_id,
+        "order_type": p.record.summary.order_type,
+        "estimated_total_amount": p.broker.estimated_total(),
+        "broker_preview": data(&p.broker)?,
+    });
+    if let Some(id) = order_id {
+        v["order_id"] = json!(id);
     }
-    if !problems.is_empty() {
-        return Err(client_validation_error(problems));
+    Ok(v)
+}
+
+impl generated::OrdersHandlers for Handlers {
+    async fn list_orders(
+        &self,
+        _ctx: &CallContext,
+        input: generated::ListOrdersInput,
+    ) -> ToolResult {
+        // E*TRADE needs both dates or neither, and `toDate` after `fromDate` (pyetrade documents
+        // "toDate should be greater than fromDate"). Equal dates are refused here rather than
+        // widened and filtered: whether E*TRADE counts `toDate` in, and in which zone, is not
+        // known, so a local filter could hide an order the caller asked for.
+        let mut problems = Vec::new();
+        match (input.from_date, input.to_date) {
+            (Some(_), None) => problems.push(problem("to_date", ClientReason::Missing)),
+            (None, Some(_)) => problems.push(problem("from_date", ClientReason::Missing)),
+            (Some(from), Some(to)) if to <= from => problems.push(problem(
+                "to_date",
+                ClientReason::Rule {
+                    code: "not_after_from_date",
+                    message: "Must be a later day than from_date: E*TRADE wants toDate after \
+                              fromDate. Widen the range; for one day's orders, set to_date to \
+                              the next day.",
+                },
+            )),
+            _ => {}
+        }
+        if !problems.is_empty() {
+            return Err(client_validation_error(problems));
+        }
+        read::<OrderList>(self.broker.as_ref(), &input.broker_request()).await
     }
-    let mut query = Vec::new();
-    if let Some(m) = &input.marker {
-        query.push(("marker", m.clone()));
+
+    async fn preview_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PreviewOrderInput,
+    ) -> ToolResult {
+        let desk: &OrderDesk = &self.desk;
+        let t = ticket(&input.request)?;
+        let p = desk.preview(&input.account_id_key, &t, None).await?;
+        preview_data(&p, None)
     }
-    if let Some(c) = input.count {
-        query.push(("count", c.to_string()));
+
+    async fn place_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PlaceOrderInput,
+    ) -> ToolResult {
+        let desk: &OrderDesk = &self.desk;
+        let p = desk
+            .place(&input.account_id_key, &input.preview_id, None)
+            .await?;
+        Ok(json!({
+            "order_id": p.order_id,
+            "client_order_id": p.client_order_id,
+            "journal_id": p.journal_id,
+            "broker_response": data(&p.broker)?,
+        }))
     }
-    if let Some(s) = input.status {
-        query.push(("status", s.as_str().to_string()));
+
+    async fn cancel_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::CancelOrderInput,
+    ) -> ToolResult {
+        let desk: &OrderDesk = &self.desk;
+        let c = desk.cancel(&input.account_id_key, input.order_id).await?;
+        Ok(json!({
+            "order_id": c.order_id,
+            "journal_id": c.journal_id,
+            "broker_response": data(&c.broker)?,
+        }))
     }
-    if let Some(d) = input.from_date {
-        query.push(("fromDate", query_date(d)));
+
+    async fn preview_change_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PreviewChangeOrderInput,
+    ) -> ToolResult {
+        let desk: &OrderDesk = &self.desk;
+        let t = ticket(&input.request)?;
+        let p = desk
+            .preview(&input.account_id_key, &t, Some(input.order_id))
+            .await?;
+        preview_data(&p, Some(input.order_id))
     }
-    if let Some(d) = input.to_date {
-        query.push(("toDate", query_date(d)));
+
+    async fn place_change_order(
+        &self,
+        _ctx: &CallContext,
+        input: generated::PlaceChangeOrderInput,
+    ) -> ToolResult {
+        let desk: &OrderDesk = &self.desk;
+        let p = desk
+            .place(
+                &input.account_id_key,
+                &input.preview_id,
+                Some(input.order_id),
+            )
+            .await?;
+        Ok(json!({
+            "order_id": p.order_id,
+            "replaced_order_id": input.order_id,
+            "client_order_id": p.client_order_id,
+            "journal_id": p.journal_id,
+            "broker_response": data(&p.broker)?,
+        }))
     }
-    if let Some(symbols) = &input.symbol {
-        query.push(("symbol", symbols.join(",")));
+
+    async fn list_order_journal(
+        &self,
+        _ctx: &CallContext,
+        input: generated::ListOrderJournalInput,
+    ) -> ToolResult {
+        let desk: &OrderDesk = &self.desk;
+        // The schema bounds both (before ≥ 1, limit 1..=100).
+        let before = input.before.and_then(|b| u64::try_from(b).ok());
+        let limit = input
+            .limit
+            .and_then(|l| usize::try_from(l).ok())
+            .unwrap_or(20);
+        let page = desk.journal(before, limit).await?;
+        let entries: Vec<Value> = page.entries.iter().map(journal_entry).collect();
+        Ok(json!({ "entries": entries, "next_before": page.next_before }))
     }
-    if let Some(t) = input.security_type {
-        query.push(("securityType", t.as_str().to_string()));
-    }
-    if let Some(t) = input.transaction_type {
-        query.push(("transactionType", t.as_str().to_string()));
-    }
-    if let Some(m) = input.market_session {
-        query.push(("marketSession", m.as_str().to_string()));
-    }
-    let path = format!("/v1/accounts/{}/orders", input.account_id_key);
-    let body = h.read(Module::Orders, &path, &query).await?;
-    data(&OrderList::from_wire(body).map_err(unreadable)?)
 }

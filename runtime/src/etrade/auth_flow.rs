@@ -9,7 +9,7 @@ use crate::credentials::{
     StoredCredentials, estimate,
 };
 use crate::etrade::oauth::Signer;
-use crate::etrade::{EtradeHttp, Module, session};
+use crate::etrade::{Endpoint, EtradeHttp, EtradeRequest, session};
 use std::sync::Arc;
 
 pub struct AuthContext {
@@ -124,11 +124,7 @@ impl AuthContext {
         self.http
             .api(
                 &session::signer(&creds),
-                reqwest::Method::GET,
-                "/v1/accounts/list",
-                &[],
-                None,
-                Module::Accounts,
+                &EtradeRequest::read(Endpoint::AccountList),
             )
             .await
             .map(|_| ())

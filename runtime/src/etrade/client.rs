@@ -7,6 +7,7 @@ use super::wire;
 use crate::contract::error_mapping::{BrokerErrorBody, BrokerFailure, TransportFailure};
 use crate::etrade::endpoints::Endpoints;
 use crate::etrade::oauth::{self, Extra, Signer};
+use crate::etrade::request::{Endpoint, EtradeRequest};
 use reqwest::Method;
 use serde_json::Value;
 use std::time::Duration;
@@ -110,20 +111,22 @@ impl EtradeHttp {
         &self.endpoints
     }
 
-    /// `GET|POST|PUT|DELETE {api}/v1/...json`: `Ok(None)` for E*TRADE's empty answers (204
-    /// or an empty body).
+    /// One API request: `Ok(None)` for E*TRADE's empty answers (204 or an empty body).
     pub async fn api(
         &self,
         signer: &Signer<'_>,
-        method: Method,
-        path: &str,
-        query: &[(&str, String)],
-        body: Option<&str>,
-        module: Module,
+        request: &EtradeRequest,
     ) -> Result<Option<Value>, BrokerFailure> {
-        let url = api_url(&self.endpoints.api_base, path, query);
+        let url = request.url(&self.endpoints.api_base);
         let text = self
-            .send(signer, method, &url, &Extra::default(), body, module)
+            .send(
+                signer,
+                request.method(),
+                &url,
+                &Extra::default(),
+                request.body.as_deref(),
+                request.module(),
+            )
             .await?;
         if text.trim().is_empty() {
             return Ok(None);
@@ -138,22 +141,25 @@ impl EtradeHttp {
     pub async fn api_answer(
         &self,
         signer: &Signer<'_>,
-        method: Method,
-        path: &str,
-        query: &[(&str, String)],
-        body: Option<&str>,
-        module: Module,
+        request: &EtradeRequest,
     ) -> Result<Answer, BrokerFailure> {
-        let url = api_url(&self.endpoints.api_base, path, query);
-        self.exchange(signer, method, &url, &Extra::default(), body, module)
-            .await
+        let url = request.url(&self.endpoints.api_base);
+        self.exchange(
+            signer,
+            request.method(),
+            &url,
+            &Extra::default(),
+            request.body.as_deref(),
+            request.module(),
+        )
+        .await
     }
 
     /// E*TRADE's clock, from the `Date` header of an unsigned request to the API host (which
     /// E*TRADE refuses, harmlessly: nothing is signed, so nothing secret is sent). For the
     /// 5-minute OAuth timestamp window; `Ok(None)` when the answer has no usable `Date`.
     pub async fn server_date(&self) -> Result<Option<jiff::Timestamp>, BrokerFailure> {
-        let url = api_url(&self.endpoints.api_base, "/v1/accounts/list", &[]);
+        let url = EtradeRequest::read(Endpoint::AccountList).url(&self.endpoints.api_base);
         let response = self.http.get(url).send().await.map_err(transport)?;
         Ok(date_of(response.headers()))
     }
@@ -332,17 +338,6 @@ pub fn parse_http_date(value: &str) -> Option<jiff::Timestamp> {
 }
 
 /// `{api}/v1/accounts/list.json?count=10`: the `.json` suffix asks for JSON and is signed.
-fn api_url(base: &str, path: &str, query: &[(&str, String)]) -> String {
-    let mut url = format!("{base}{path}.json");
-    for (i, (k, v)) in query.iter().enumerate() {
-        url.push(if i == 0 { '?' } else { '&' });
-        url.push_str(&oauth::encode(k));
-        url.push('=');
-        url.push_str(&oauth::encode(v));
-    }
-    url
-}
-
 fn token_pair(body: &str) -> Result<TokenPair, BrokerFailure> {
     let pairs = oauth::parse_form(body.trim());
     let get = |k: &str| {
@@ -413,26 +408,6 @@ mod tests {
         ] {
             assert_eq!(accept(m), "application/json");
         }
-    }
-
-    #[test]
-    fn api_urls_carry_the_json_suffix_and_encoded_query() {
-        assert_eq!(
-            api_url(
-                "http://h",
-                "/v1/market/quote/AAPL,MSFT",
-                &[("detailFlag", "ALL".into())]
-            ),
-            "http://h/v1/market/quote/AAPL,MSFT.json?detailFlag=ALL"
-        );
-        assert_eq!(
-            api_url(
-                "http://h",
-                "/v1/x",
-                &[("a", "b c".into()), ("d", "e/f".into())]
-            ),
-            "http://h/v1/x.json?a=b%20c&d=e%2Ff"
-        );
     }
 
     #[test]

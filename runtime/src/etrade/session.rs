@@ -4,7 +4,7 @@
 //! use, and maps every failure to the contract's error object.
 
 use super::client::EtradeHttp;
-use super::limiter::Module;
+use super::request::EtradeRequest;
 use crate::contract::broker_message::KnownSecrets;
 use crate::contract::error_mapping::{BrokerFailure, OauthProblem, Operation, to_tool_error};
 use crate::contract::errors::ToolError;
@@ -12,7 +12,6 @@ use crate::credentials::{
     Coordinator, CredentialKey, CredentialState, CredentialStore, StoredCredentials, state_of,
 };
 use crate::etrade::oauth::Signer;
-use reqwest::Method;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -25,17 +24,6 @@ pub struct EtradeSession {
     key: CredentialKey,
     coordinator: Coordinator,
     clock: Clock,
-}
-
-/// One API request, described once so it can be sent again after a renewal.
-pub struct ApiRequest<'a> {
-    pub operation: Operation,
-    pub module: Module,
-    pub method: Method,
-    pub path: &'a str,
-    pub query: &'a [(&'a str, String)],
-    /// JSON text sent as is (mutations send exactly the bytes they previewed).
-    pub body: Option<&'a str>,
 }
 
 impl EtradeSession {
@@ -60,7 +48,7 @@ impl EtradeSession {
     }
 
     /// Send one request with the stored token; see the module doc for the lifecycle.
-    pub async fn call(&self, request: &ApiRequest<'_>) -> Result<Option<Value>, ToolError> {
+    pub async fn call(&self, request: &EtradeRequest) -> Result<Option<Value>, ToolError> {
         let creds = self.load().await?;
         let secrets = known_secrets(&creds);
         let map = |f: &BrokerFailure| to_tool_error(f, request.operation, &secrets);
@@ -116,12 +104,9 @@ impl EtradeSession {
     async fn send(
         &self,
         creds: &StoredCredentials,
-        r: &ApiRequest<'_>,
+        request: &EtradeRequest,
     ) -> Result<Option<Value>, BrokerFailure> {
-        let signer = signer(creds);
-        self.http
-            .api(&signer, r.method.clone(), r.path, r.query, r.body, r.module)
-            .await
+        self.http.api(&signer(creds), request).await
     }
 
     async fn load(&self) -> Result<StoredCredentials, ToolError> {

@@ -110,11 +110,6 @@ where
     })
 }
 
-/// E*TRADE's query-string date form, MMDDYYYY (fromDate, toDate, startDate, endDate).
-pub fn query_date(d: jiff::civil::Date) -> String {
-    format!("{:02}{:02}{:04}", d.month(), d.day(), d.year())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,9 @@ pub struct ToolDescriptor {
     /// The validation table the runtime checks arguments against.
     pub input_table: &'static crate::contract::validation::ObjectSchema,
     pub error_codes: &'static [&'static str],
+    /// The E*TRADE endpoint the spec binds the tool to; `None` for tools whose handler
+    /// decides its requests (or makes none).
+    pub endpoint: Option<crate::etrade::Endpoint>,
 }
 
 #[derive(Debug)]

@@ -1,12 +1,16 @@
 //! Everything the generated tool layer uses, in one place (as `tonic::codegen` does), so
 //! generated code has a single stable import surface: `::runtime::__codegen::…`.
 
+pub use crate::broker::Broker;
 pub use crate::contract::errors::{ErrorCode, ToolError};
 pub use crate::contract::validation::{
     FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema,
 };
+pub use crate::etrade::answers;
+pub use crate::etrade::{Endpoint, EtradeRequest, Param};
 pub use crate::mcp::catalog::{Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor};
 pub use crate::mcp::dispatch::{BoxFuture, CallContext, JsonObject, ToolDispatch, ToolResult};
+pub use crate::mcp::reads::read;
 pub use jiff::civil::Date;
 pub use rust_decimal::Decimal;
 pub use serde_json::Value as JsonValue;

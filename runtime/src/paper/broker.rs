@@ -1,7 +1,7 @@
-//! The paper broker's front door: routes each E*TRADE request to the book or the market
-//! simulator and answers with E*TRADE's JSON, or with the error E*TRADE would send mapped
-//! through the same table as real broker failures. Alerts have no local meaning: those
-//! requests are `tool_not_available`.
+//! The paper broker's front door: answers each E*TRADE request, by its endpoint, from the
+//! book or the market simulator with E*TRADE's JSON, or with the error E*TRADE would send
+//! mapped through the same table as real broker failures. Alerts have no local meaning:
+//! those requests are `tool_not_available`.
 
 use super::book::{PaperBook, PaperError};
 use super::live::LiveQuotes;
@@ -10,11 +10,8 @@ use crate::broker::{Broker, BrokerFuture};
 use crate::contract::broker_message::KnownSecrets;
 use crate::contract::error_mapping::{BrokerErrorBody, BrokerFailure, Operation, to_tool_error};
 use crate::contract::errors::{ErrorCode, ToolError};
-use crate::etrade::ApiRequest;
-use reqwest::Method;
-use rust_decimal::Decimal;
+use crate::etrade::{Endpoint, EtradeRequest, Param};
 use serde_json::Value;
-use std::str::FromStr;
 use std::sync::Arc;
 
 pub struct PaperBroker {
@@ -22,15 +19,6 @@ pub struct PaperBroker {
     market: Arc<SimulatedMarket>,
     /// E*TRADE quotes when the profile's credentials are active.
     live: Option<Arc<LiveQuotes>>,
-}
-
-/// A request the paper broker understood, owned so it can move to a blocking thread.
-struct Owned {
-    operation: Operation,
-    method: Method,
-    path: String,
-    query: Vec<(String, String)>,
-    body: Option<Value>,
 }
 
 impl PaperBroker {
@@ -81,16 +69,9 @@ impl PaperBroker {
         if symbols.is_empty() {
             return;
         }
-        let path = format!("/v1/market/quote/{}", symbols.join(","));
-        let query = [("detailFlag", "ALL".to_string())];
-        let request = ApiRequest {
-            operation: Operation::Read,
-            module: crate::etrade::Module::Market,
-            method: Method::GET,
-            path: &path,
-            query: &query,
-            body: None,
-        };
+        let request = EtradeRequest::read(Endpoint::Quotes)
+            .at("symbols", symbols)
+            .with("detailFlag", "ALL");
         // Best effort: without a fresh live touch the fill uses the simulator's.
         let _ = live.quotes(&request).await;
     }
@@ -140,13 +121,6 @@ fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, ToolError>
     }
 }
 
-fn q<'a>(query: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    query
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-}
-
 /// E*TRADE's answer for an option request on an unknown underlying.
 fn invalid_symbol(op: Operation) -> ToolError {
     rejected(
@@ -162,66 +136,62 @@ fn unknown_endpoint(op: Operation) -> ToolError {
 }
 
 impl PaperBroker {
-    fn route(&self, r: &Owned) -> Result<Option<Value>, ToolError> {
+    fn route(&self, r: &EtradeRequest, body: Option<Value>) -> Result<Option<Value>, ToolError> {
         let op = r.operation;
-        let segments: Vec<&str> = r.path.trim_start_matches('/').split('/').collect();
-        let query: Vec<(&str, String)> = r
-            .query
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.clone()))
-            .collect();
         // Every book answer first runs the fills due up to now, under the book's lock.
         let book = &self.book;
-        let body = || r.body.clone().unwrap_or(Value::Null);
-        let id = |s: &str| s.parse::<i64>().ok();
-        let answer = match (&r.method, segments.as_slice()) {
-            (&Method::GET, ["v1", "accounts", "list"]) => book.accounts_list(),
-            (&Method::GET, ["v1", "accounts", k, "balance"]) => book.balance(k),
-            (&Method::GET, ["v1", "accounts", k, "portfolio"]) => book.portfolio(k, &query),
-            (&Method::GET, ["v1", "accounts", k, "portfolio", p]) => match id(p) {
-                Some(p) => book.position_lots(k, p),
+        let body = || body.clone().unwrap_or(Value::Null);
+        let key = r.path_text("accountIdKey");
+        let id = |name: &str| r.path_param(name).and_then(Param::as_int);
+        let text = |name: &str| r.query_param(name).and_then(Param::as_text);
+        let query: Vec<(&str, String)> = r.query().iter().map(|(k, v)| (*k, v.wire())).collect();
+        let answer = match r.endpoint {
+            Endpoint::AccountList => book.accounts_list(),
+            Endpoint::Balance => book.balance(key),
+            Endpoint::Portfolio => book.portfolio(key, &query),
+            Endpoint::PositionLots => match id("positionId") {
+                Some(p) => book.position_lots(key, p),
                 None => return Err(unknown_endpoint(op)),
             },
-            (&Method::GET, ["v1", "accounts", k, "transactions"]) => book.transactions(k, &query),
-            (&Method::GET, ["v1", "accounts", k, "transactions", t]) => match id(t) {
-                Some(t) => book.transaction_details(k, t),
-                None => return Err(unknown_endpoint(op)),
-            },
-            (&Method::GET, ["v1", "accounts", k, "orders"]) => book.orders(k, &query),
-            (&Method::POST, ["v1", "accounts", k, "orders", "preview"]) => {
-                book.preview(k, &body(), None)
-            }
-            (&Method::POST, ["v1", "accounts", k, "orders", "place"]) => {
-                book.place(k, &body(), None)
-            }
-            (&Method::PUT, ["v1", "accounts", k, "orders", "cancel"]) => book.cancel(k, &body()),
-            (&Method::PUT, ["v1", "accounts", k, "orders", o, "change", "preview"]) => {
-                match id(o) {
-                    Some(o) => book.preview(k, &body(), Some(o)),
+            Endpoint::Transactions => book.transactions(key, &query),
+            Endpoint::TransactionDetails => {
+                match r.path_text("transactionId").parse::<i64>().ok() {
+                    Some(t) => book.transaction_details(key, t),
                     None => return Err(unknown_endpoint(op)),
                 }
             }
-            (&Method::PUT, ["v1", "accounts", k, "orders", o, "change", "place"]) => match id(o) {
-                Some(o) => book.place(k, &body(), Some(o)),
+            Endpoint::Orders => book.orders(key, &query),
+            Endpoint::PreviewOrder => book.preview(key, &body(), None),
+            Endpoint::PlaceOrder => book.place(key, &body(), None),
+            Endpoint::CancelOrder => book.cancel(key, &body()),
+            Endpoint::PreviewChangeOrder => match id("orderId") {
+                Some(o) => book.preview(key, &body(), Some(o)),
                 None => return Err(unknown_endpoint(op)),
             },
-            (&Method::GET, ["v1", "market", "quote", symbols]) => {
-                let list: Vec<String> = symbols
-                    .split(',')
+            Endpoint::PlaceChangeOrder => match id("orderId") {
+                Some(o) => book.place(key, &body(), Some(o)),
+                None => return Err(unknown_endpoint(op)),
+            },
+            Endpoint::Quotes => {
+                let list: Vec<String> = r
+                    .path_param("symbols")
+                    .and_then(Param::as_list)
+                    .unwrap_or_default()
+                    .iter()
                     .filter(|s| !s.is_empty())
                     .map(|s| s.to_ascii_uppercase())
                     .collect();
                 return Ok(Some(self.market.quote_response(
                     &list,
-                    q(&r.query, "detailFlag"),
+                    text("detailFlag"),
                     book.now(),
                 )));
             }
-            (&Method::GET, ["v1", "market", "lookup", search]) => {
-                return Ok(Some(self.market.lookup_response(search)));
+            Endpoint::Lookup => {
+                return Ok(Some(self.market.lookup_response(r.path_text("search"))));
             }
-            (&Method::GET, ["v1", "market", "optionexpiredate"]) => {
-                let symbol = q(&r.query, "symbol").unwrap_or("").to_ascii_uppercase();
+            Endpoint::OptionExpireDates => {
+                let symbol = text("symbol").unwrap_or("").to_ascii_uppercase();
                 return match self
                     .market
                     .option_expire_dates_response(&symbol, book.now())
@@ -230,8 +200,8 @@ impl PaperBroker {
                     None => Err(invalid_symbol(op)),
                 };
             }
-            (&Method::GET, ["v1", "market", "optionchains"]) => {
-                let num = |n: &str| q(&r.query, n).and_then(|v| v.parse::<i64>().ok());
+            Endpoint::OptionChains => {
+                let num = |n: &str| r.query_param(n).and_then(Param::as_int);
                 let expiry = match (num("expiryYear"), num("expiryMonth"), num("expiryDay")) {
                     (Some(y), Some(m), d) => jiff::civil::Date::new(
                         i16::try_from(y).unwrap_or(0),
@@ -242,21 +212,22 @@ impl PaperBroker {
                     _ => None,
                 };
                 let query = OptionChainQuery {
-                    symbol: q(&r.query, "symbol").unwrap_or("").to_ascii_uppercase(),
+                    symbol: text("symbol").unwrap_or("").to_ascii_uppercase(),
                     expiry,
-                    strike_price_near: q(&r.query, "strikePriceNear")
-                        .and_then(|v| Decimal::from_str(v).ok()),
+                    strike_price_near: r.query_param("strikePriceNear").and_then(Param::as_decimal),
                     no_of_strikes: num("noOfStrikes").and_then(|n| usize::try_from(n).ok()),
-                    chain_type: q(&r.query, "chainType").map(str::to_string),
-                    include_weekly: q(&r.query, "includeWeekly") == Some("true"),
+                    chain_type: text("chainType").map(str::to_string),
+                    include_weekly: r.query_param("includeWeekly").and_then(Param::as_bool)
+                        == Some(true),
                 };
                 return match self.market.option_chains_response(&query, book.now()) {
                     Some(v) => Ok(Some(v)),
                     None => Err(invalid_symbol(op)),
                 };
             }
-            (_, ["v1", "user", "alerts", ..]) => return Err(not_available()),
-            _ => return Err(unknown_endpoint(op)),
+            Endpoint::Alerts | Endpoint::AlertDetails | Endpoint::DeleteAlerts => {
+                return Err(not_available());
+            }
         };
         match answer {
             Ok(v) => Ok(Some(v)),
@@ -266,9 +237,9 @@ impl PaperBroker {
 }
 
 impl Broker for PaperBroker {
-    fn call<'a>(&'a self, request: &'a ApiRequest<'a>) -> BrokerFuture<'a> {
+    fn call<'a>(&'a self, request: &'a EtradeRequest) -> BrokerFuture<'a> {
         Box::pin(async move {
-            let body = match request.body {
+            let body = match &request.body {
                 Some(text) => match serde_json::from_str(text) {
                     Ok(v) => Some(v),
                     Err(_) => {
@@ -283,27 +254,24 @@ impl Broker for PaperBroker {
                 None => None,
             };
             if let Some(live) = &self.live {
-                if request.method == Method::GET && request.path.starts_with("/v1/market/quote/") {
-                    if let Some(answer) = live.quotes(request).await? {
-                        return Ok(Some(answer));
+                match request.endpoint {
+                    Endpoint::Quotes => {
+                        if let Some(answer) = live.quotes(request).await? {
+                            return Ok(Some(answer));
+                        }
                     }
-                } else if let Some(b) = &body
-                    && request.path.contains("/orders/")
-                {
-                    self.refresh_touches(live, b).await;
+                    Endpoint::PreviewOrder
+                    | Endpoint::PlaceOrder
+                    | Endpoint::PreviewChangeOrder
+                    | Endpoint::PlaceChangeOrder => {
+                        if let Some(b) = &body {
+                            self.refresh_touches(live, b).await;
+                        }
+                    }
+                    _ => {}
                 }
             }
-            let owned = Owned {
-                operation: request.operation,
-                method: request.method.clone(),
-                path: request.path.to_string(),
-                query: request
-                    .query
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.clone()))
-                    .collect(),
-                body,
-            };
+            let request = request.clone();
             let me = PaperBroker {
                 book: self.book.clone(),
                 market: self.market.clone(),
@@ -312,7 +280,7 @@ impl Broker for PaperBroker {
             // redb work is blocking; keep it off the async workers. Once started, a
             // mutation runs to completion even if the caller is cancelled — like a request
             // that reached E*TRADE.
-            tokio::task::spawn_blocking(move || me.route(&owned))
+            tokio::task::spawn_blocking(move || me.route(&request, body))
                 .await
                 .map_err(|_| ToolError::internal())?
         })

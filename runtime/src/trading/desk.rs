@@ -19,7 +19,7 @@ use crate::contract::validation::{
 use crate::etrade::models::order_entry::{
     AlertDeletion, BrokerCancellation, BrokerPlacement, BrokerPreview,
 };
-use crate::etrade::{ApiRequest, Clock, Method, Module};
+use crate::etrade::{Clock, Endpoint, EtradeRequest};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -246,30 +246,21 @@ impl OrderDesk {
             .clone()
             .unwrap_or_else(body::new_client_order_id);
         let fields = body::order_fields(ticket, &client_order_id);
-        let (method, path, kind) = match change {
+        let (request, kind) = match change {
             None => (
-                Method::POST,
-                format!("/v1/accounts/{account_id_key}/orders/preview"),
+                EtradeRequest::new(Operation::Preview, Endpoint::PreviewOrder),
                 PreviewKind::New,
             ),
             Some(order_id) => (
-                Method::PUT,
-                format!("/v1/accounts/{account_id_key}/orders/{order_id}/change/preview"),
+                EtradeRequest::new(Operation::Preview, Endpoint::PreviewChangeOrder)
+                    .at("orderId", order_id),
                 PreviewKind::Change { order_id },
             ),
         };
-        let request_body = body::preview_body(&fields);
-        let answer = self
-            .session
-            .call(&ApiRequest {
-                operation: Operation::Preview,
-                module: Module::Orders,
-                method,
-                path: &path,
-                query: &[],
-                body: Some(&request_body),
-            })
-            .await?;
+        let request = request
+            .at("accountIdKey", account_id_key)
+            .with_body(body::preview_body(&fields));
+        let answer = self.session.call(&request).await?;
         let broker = BrokerPreview::from_wire(answer)
             .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))?;
         let summary = ticket.summary(broker.estimated_total());
@@ -396,31 +387,20 @@ impl OrderDesk {
         let journal_id = claimed.journal_id;
         let mut guard = InFlight::new(self, journal_id);
 
-        let path = match change {
-            None => format!("/v1/accounts/{account_id_key}/orders/place"),
-            Some(order_id) => {
-                format!("/v1/accounts/{account_id_key}/orders/{order_id}/change/place")
-            }
-        };
-        let request_body = body::place_body(
+        let request = match change {
+            None => EtradeRequest::new(Operation::Mutation, Endpoint::PlaceOrder),
+            Some(order_id) => EtradeRequest::new(Operation::Mutation, Endpoint::PlaceChangeOrder)
+                .at("orderId", order_id),
+        }
+        .at("accountIdKey", account_id_key)
+        .with_body(body::place_body(
             &claimed.preview.order_fields,
             &claimed.preview.broker_preview_ids,
-        );
+        ));
         let sent = self
             .send_journaled(
                 journal_id,
-                &ApiRequest {
-                    operation: Operation::Mutation,
-                    module: Module::Orders,
-                    method: if change.is_some() {
-                        Method::PUT
-                    } else {
-                        Method::POST
-                    },
-                    path: &path,
-                    query: &[],
-                    body: Some(&request_body),
-                },
+                &request,
                 "The placement may have reached E*TRADE and an order may exist.",
             )
             .await;
@@ -472,19 +452,13 @@ impl OrderDesk {
             .await?
             .map_err(|e| store_error(&e))?;
         let mut guard = InFlight::new(self, journal_id);
-        let path = format!("/v1/accounts/{account_id_key}/orders/cancel");
-        let request_body = body::cancel_body(order_id);
+        let request = EtradeRequest::new(Operation::Mutation, Endpoint::CancelOrder)
+            .at("accountIdKey", account_id_key)
+            .with_body(body::cancel_body(order_id));
         let sent = self
             .send_journaled(
                 journal_id,
-                &ApiRequest {
-                    operation: Operation::Mutation,
-                    module: Module::Orders,
-                    method: Method::PUT,
-                    path: &path,
-                    query: &[],
-                    body: Some(&request_body),
-                },
+                &request,
                 "The cancel request may have reached E*TRADE; the order may be cancelled.",
             )
             .await;
@@ -534,18 +508,12 @@ impl OrderDesk {
             .map_err(|e| store_error(&e))?;
         let mut guard = InFlight::new(self, journal_id);
         let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-        let path = format!("/v1/user/alerts/{}", list.join(","));
+        let request =
+            EtradeRequest::new(Operation::Mutation, Endpoint::DeleteAlerts).at("alertIds", list);
         let sent = self
             .send_journaled(
                 journal_id,
-                &ApiRequest {
-                    operation: Operation::Mutation,
-                    module: Module::Alerts,
-                    method: Method::DELETE,
-                    path: &path,
-                    query: &[],
-                    body: None,
-                },
+                &request,
                 "The deletion may have reached E*TRADE; the alerts may be deleted.",
             )
             .await;
@@ -619,7 +587,7 @@ impl OrderDesk {
     async fn send_journaled(
         &self,
         journal_id: u64,
-        request: &ApiRequest<'_>,
+        request: &EtradeRequest,
         may_have: &str,
     ) -> Result<Option<serde_json::Value>, ToolError> {
         match self.session.call(request).await {

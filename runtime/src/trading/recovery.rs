@@ -9,11 +9,10 @@ use super::reconcile::{
 };
 use super::store::JournalPage;
 use super::types::*;
-use crate::contract::error_mapping::Operation;
 use crate::contract::errors::ToolError;
 use crate::etrade::models::alerts::AlertList;
 use crate::etrade::models::orders::{Order, OrderList};
-use crate::etrade::{ApiRequest, Method, Module, query_date};
+use crate::etrade::{Endpoint, EtradeRequest};
 
 /// At most this many outstanding entries are reconciled per call, so one call stays quick.
 const RECOVER_PER_CALL: usize = 5;
@@ -133,13 +132,15 @@ impl OrderDesk {
                     v.dedup();
                     v
                 };
-                let query = vec![
-                    ("fromDate", query_date(from)),
-                    ("toDate", query_date(to)),
-                    ("symbol", symbols.join(",")),
-                    ("count", "100".to_string()),
-                ];
-                let orders = match self.list_orders_paged(account, &query).await {
+                let query = orders_of(account)
+                    .with("fromDate", from)
+                    .with("toDate", to)
+                    .with(
+                        "symbol",
+                        symbols.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                    )
+                    .with("count", 100);
+                let orders = match self.list_orders_paged(&query).await {
                     Ok(o) => o,
                     Err(_) => return unknown("E*TRADE's order list could not be read"),
                 };
@@ -164,8 +165,8 @@ impl OrderDesk {
                 let Some(target) = intent.target_order_id else {
                     return unknown("the journal entry names no order");
                 };
-                let query = [("count", "100".to_string())];
-                let orders = match self.list_orders_paged(account, &query).await {
+                let query = orders_of(account).with("count", 100);
+                let orders = match self.list_orders_paged(&query).await {
                     Ok(o) => o,
                     Err(_) => return unknown("E*TRADE's order list could not be read"),
                 };
@@ -208,17 +209,9 @@ impl OrderDesk {
 
     async fn reconcile_alerts(&self, intent: &JournalIntent) -> Reconciliation {
         let at = (self.clock)();
-        let query = [("count", "300".to_string())];
         let listed = self
             .session
-            .call(&ApiRequest {
-                operation: Operation::Read,
-                module: Module::Alerts,
-                method: Method::GET,
-                path: "/v1/user/alerts",
-                query: &query,
-                body: None,
-            })
+            .call(&EtradeRequest::read(Endpoint::Alerts).with("count", 300))
             .await;
         let alerts = match listed {
             Ok(body) => AlertList::from_wire(body).ok(),
@@ -266,41 +259,20 @@ impl OrderDesk {
     }
 
     /// One page of E*TRADE's order list.
-    async fn order_page(
-        &self,
-        account: &str,
-        query: &[(&str, String)],
-    ) -> Result<OrderList, ToolError> {
-        let path = format!("/v1/accounts/{account}/orders");
-        let body = self
-            .session
-            .call(&ApiRequest {
-                operation: Operation::Read,
-                module: Module::Orders,
-                method: Method::GET,
-                path: &path,
-                query,
-                body: None,
-            })
-            .await?;
+    async fn order_page(&self, request: &EtradeRequest) -> Result<OrderList, ToolError> {
+        let body = self.session.call(request).await?;
         OrderList::from_wire(body)
             .map_err(|_| ToolError::new(crate::contract::errors::ErrorCode::InvalidBrokerResponse))
     }
 
     /// Up to [`MAX_PAGES`] pages of E*TRADE's order list for one query.
-    async fn list_orders_paged(
-        &self,
-        account: &str,
-        query: &[(&str, String)],
-    ) -> Result<Vec<Order>, ToolError> {
+    async fn list_orders_paged(&self, query: &EtradeRequest) -> Result<Vec<Order>, ToolError> {
         let mut all = Vec::new();
         let mut marker: Option<String> = None;
         for _ in 0..MAX_PAGES {
-            let mut page_query = query.to_vec();
-            if let Some(m) = &marker {
-                page_query.push(("marker", m.clone()));
-            }
-            let page = self.order_page(account, &page_query).await?;
+            let page = self
+                .order_page(&query.clone().with_opt("marker", marker.take()))
+                .await?;
             all.extend(page.orders);
             match page.marker {
                 Some(m) => marker = Some(m),
@@ -367,4 +339,9 @@ fn found(at: jiff::Timestamp, o: &Order, note: &str) -> Reconciliation {
         order: serde_json::to_value(o).ok(),
         note: Some(note.to_string()),
     }
+}
+
+/// E*TRADE's order list of one account, before its query parameters.
+fn orders_of(account: &str) -> EtradeRequest {
+    EtradeRequest::read(Endpoint::Orders).at("accountIdKey", account)
 }

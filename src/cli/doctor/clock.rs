@@ -199,11 +199,7 @@ pub(super) fn probe(endpoints: &Endpoints, creds: &StoredCredentials) -> Result<
     let answer = rt
         .block_on(http.api_answer(
             &session::signer(creds),
-            Method::GET,
-            "/v1/accounts/list",
-            &[],
-            None,
-            Module::Accounts,
+            &EtradeRequest::read(Endpoint::AccountList),
         ))
         .map_err(|f| describe_failure(&f, &secrets))?;
     let local = midpoint(started, jiff::Timestamp::now());

@@ -1,0 +1,121 @@
+//! How each answer model reads E*TRADE's answer to a request: the models a spec binding may
+//! name as its `answer`. The code generator reads the `impl BrokerAnswer for NAME` lines of
+//! this file to check those names, so every implementation lives here.
+
+use super::request::{EtradeRequest, Param};
+use crate::contract::errors::ToolError;
+use serde::Serialize;
+use serde_json::Value;
+
+pub use super::models::accounts::AccountList;
+pub use super::models::alerts::{AlertDetails, AlertList};
+pub use super::models::balances::Balance;
+pub use super::models::lookup::LookupList;
+pub use super::models::options::{ExpirationDates, OptionChain};
+pub use super::models::orders::OrderList;
+pub use super::models::portfolio::{PortfolioPage, PositionLots};
+pub use super::models::quotes::QuoteList;
+pub use super::models::transactions::{TransactionDetails, TransactionPage};
+
+/// A client model that reads E*TRADE's answer (`None`: the empty answer) to `request`.
+pub trait BrokerAnswer: Serialize + Sized {
+    fn from_answer(body: Option<Value>, request: &EtradeRequest)
+    -> Result<Self, serde_json::Error>;
+
+    /// An error answer that means an empty result rather than a failure.
+    fn from_refusal(_error: &ToolError) -> Option<Self> {
+        None
+    }
+}
+
+impl BrokerAnswer for AccountList {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        AccountList::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for Balance {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        Balance::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for PortfolioPage {
+    /// The page says which page it is: the one asked for, else the first.
+    fn from_answer(body: Option<Value>, r: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        let page = r.query_param("pageNumber").and_then(Param::as_int);
+        PortfolioPage::from_wire(body, page.unwrap_or(1))
+    }
+}
+
+impl BrokerAnswer for PositionLots {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        PositionLots::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for TransactionPage {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        TransactionPage::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for TransactionDetails {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        TransactionDetails::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for QuoteList {
+    /// Symbols that got no quote are named beside the quotes.
+    fn from_answer(body: Option<Value>, r: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        let requested = r
+            .path_param("symbols")
+            .and_then(Param::as_list)
+            .unwrap_or_default();
+        Ok(QuoteList::from_wire(body)?.with_requested(requested))
+    }
+}
+
+impl BrokerAnswer for LookupList {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        LookupList::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for OptionChain {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        OptionChain::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for ExpirationDates {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        ExpirationDates::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for OrderList {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        OrderList::from_wire(body)
+    }
+}
+
+impl BrokerAnswer for AlertList {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        AlertList::from_wire(body)
+    }
+
+    /// E*TRADE answers an empty inbox with HTTP 404, code 53 ("There are currently no
+    /// alerts in your inbox.").
+    fn from_refusal(e: &ToolError) -> Option<Self> {
+        (e.status_code == Some(404) && e.broker_code.as_deref() == Some("53"))
+            .then(AlertList::empty)
+    }
+}
+
+impl BrokerAnswer for AlertDetails {
+    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+        AlertDetails::from_wire(body)
+    }
+}

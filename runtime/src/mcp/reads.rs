@@ -1,0 +1,17 @@
+//! A read tool's whole job once its input is valid: one request to the broker, the answer
+//! read by its model and serialized as the tool's `data`.
+
+use crate::broker::Broker;
+use crate::contract::errors::{ErrorCode, ToolError};
+use crate::etrade::EtradeRequest;
+use crate::etrade::answers::BrokerAnswer;
+use crate::mcp::dispatch::ToolResult;
+
+pub async fn read<A: BrokerAnswer>(broker: &dyn Broker, request: &EtradeRequest) -> ToolResult {
+    let answer = match broker.call(request).await {
+        Ok(body) => A::from_answer(body, request)
+            .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))?,
+        Err(e) => A::from_refusal(&e).ok_or(e)?,
+    };
+    serde_json::to_value(&answer).map_err(|_| ToolError::internal())
+}

@@ -1,0 +1,73 @@
+//! An order request as the tools take it, turned into the runtime's [`OrderTicket`].
+
+use crate::generated;
+use runtime::contract::errors::ToolError;
+use runtime::contract::validation::{
+    ClientProblem, ClientReason, PathSegment, client_validation_error,
+};
+use runtime::trading::order::{OrderTicket, TicketLeg};
+
+fn missing(field: &'static str) -> ClientProblem {
+    ClientProblem {
+        path: vec![PathSegment::Key("request"), PathSegment::Key(field)],
+        reason: ClientReason::Missing,
+    }
+}
+
+/// The schema's rules already require the flat fields for EQ/OPTN and legs for spreads;
+/// this only refuses (never panics) if a request slipped past them.
+pub fn ticket(r: &generated::OrderRequest) -> Result<OrderTicket, ToolError> {
+    let order_type = r.order_type.as_str();
+    let legs = match &r.legs {
+        Some(legs) => legs
+            .iter()
+            .map(|l| TicketLeg {
+                symbol: l.symbol.to_ascii_uppercase(),
+                security_type: l.security_type.as_str(),
+                order_action: l.order_action.as_str(),
+                quantity: l.quantity,
+                call_put: l.call_put.map(|c| c.as_str()),
+                expiration: l.expiration,
+                strike_price: l.strike_price,
+            })
+            .collect(),
+        None => {
+            let mut problems = Vec::new();
+            if r.symbol.is_none() {
+                problems.push(missing("symbol"));
+            }
+            if r.order_action.is_none() {
+                problems.push(missing("order_action"));
+            }
+            if r.quantity.is_none() {
+                problems.push(missing("quantity"));
+            }
+            let (Some(symbol), Some(action), Some(quantity)) =
+                (&r.symbol, r.order_action, r.quantity)
+            else {
+                return Err(client_validation_error(problems));
+            };
+            vec![TicketLeg {
+                symbol: symbol.to_ascii_uppercase(),
+                security_type: if order_type == "OPTN" { "OPTN" } else { "EQ" },
+                order_action: action.as_str(),
+                quantity,
+                call_put: r.call_put.map(|c| c.as_str()),
+                expiration: r.expiration,
+                strike_price: r.strike_price,
+            }]
+        }
+    };
+    Ok(OrderTicket {
+        order_type,
+        price_type: r.price_type.as_str(),
+        order_term: r.order_term.map_or("GOOD_FOR_DAY", |t| t.as_str()),
+        market_session: r.market_session.map_or("REGULAR", |m| m.as_str()),
+        limit_price: r.limit_price,
+        stop_price: r.stop_price,
+        all_or_none: r.all_or_none.unwrap_or(false),
+        client_order_id: r.client_order_id.clone(),
+        flat: r.legs.is_none(),
+        legs,
+    })
+}
