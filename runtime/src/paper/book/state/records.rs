@@ -1,0 +1,481 @@
+//! The book's records (accounts, cash ledger, positions with lots, orders with their status
+//! history, transactions, previews, and the book's counters and clock offset). Records are
+//! stored as JSON (decimals as exact strings).
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::paper::book::request::OrderRequest;
+use crate::paper::touch::{CallPut, OptionContract};
+
+pub(crate) const FIRST_ORDER_ID: i64 = 1_001;
+pub(crate) const FIRST_PREVIEW_ID: i64 = 310_000_000_001;
+pub(crate) const FIRST_POSITION_ID: i64 = 20_000_000_001;
+pub(crate) const FIRST_TRANSACTION_ID: i64 = 26_000_000_000_001;
+
+/// A call or a put (the stored form of [`CallPut`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub(crate) enum Right {
+    Call,
+    Put,
+}
+
+impl Right {
+    pub fn as_str(self) -> &'static str {
+        self.to_call_put().as_str()
+    }
+
+    pub fn to_call_put(self) -> CallPut {
+        match self {
+            Right::Call => CallPut::Call,
+            Right::Put => CallPut::Put,
+        }
+    }
+}
+
+/// What a leg or a position trades.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Instrument {
+    Equity {
+        symbol: String,
+    },
+    Option {
+        underlying: String,
+        expiry: Date,
+        right: Right,
+        strike: Decimal,
+    },
+}
+
+impl Instrument {
+    /// The symbol (the underlier's for an option).
+    pub fn symbol(&self) -> &str {
+        match self {
+            Instrument::Equity { symbol } => symbol,
+            Instrument::Option { underlying, .. } => underlying,
+        }
+    }
+
+    pub fn is_option(&self) -> bool {
+        matches!(self, Instrument::Option { .. })
+    }
+
+    pub fn security_type(&self) -> &'static str {
+        if self.is_option() { "OPTN" } else { "EQ" }
+    }
+
+    /// Shares per unit: 100 for an option contract.
+    pub fn multiplier(&self) -> Decimal {
+        if self.is_option() {
+            Decimal::ONE_HUNDRED
+        } else {
+            Decimal::ONE
+        }
+    }
+
+    pub fn contract(&self) -> Option<OptionContract> {
+        match self {
+            Instrument::Equity { .. } => None,
+            Instrument::Option {
+                underlying,
+                expiry,
+                right,
+                strike,
+            } => Some(OptionContract {
+                underlying: underlying.clone(),
+                expiration: *expiry,
+                call_put: right.to_call_put(),
+                strike: *strike,
+            }),
+        }
+    }
+
+    /// The OSI key of an option (`AAPL--250620C00150000`), None for an equity.
+    pub fn osi_key(&self) -> Option<String> {
+        let Instrument::Option {
+            underlying,
+            expiry,
+            right,
+            strike,
+        } = self
+        else {
+            return None;
+        };
+        let thousandths = (strike * Decimal::ONE_THOUSAND).trunc();
+        Some(format!(
+            "{underlying:-<6}{:02}{:02}{:02}{}{:0>8}",
+            expiry.year() % 100,
+            expiry.month(),
+            expiry.day(),
+            if *right == Right::Put { 'P' } else { 'C' },
+            thousandths
+        ))
+    }
+
+    /// How E*TRADE displays the security (`AAPL Jun 20 '25 $150 Call`).
+    pub fn display(&self) -> String {
+        match self {
+            Instrument::Equity { symbol } => symbol.clone(),
+            Instrument::Option {
+                underlying,
+                expiry,
+                right,
+                strike,
+            } => format!(
+                "{underlying} {} '{:02} ${} {}",
+                expiry.strftime("%b %d"),
+                expiry.year() % 100,
+                strike.normalize(),
+                if *right == Right::Put { "Put" } else { "Call" }
+            ),
+        }
+    }
+}
+
+/// E*TRADE's order actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub(crate) enum Action {
+    Buy,
+    Sell,
+    BuyToCover,
+    SellShort,
+    BuyOpen,
+    BuyClose,
+    SellOpen,
+    SellClose,
+}
+
+impl Action {
+    pub fn parse(s: &str) -> Option<Action> {
+        Some(match s {
+            "BUY" => Action::Buy,
+            "SELL" => Action::Sell,
+            "BUY_TO_COVER" => Action::BuyToCover,
+            "SELL_SHORT" => Action::SellShort,
+            "BUY_OPEN" => Action::BuyOpen,
+            "BUY_CLOSE" => Action::BuyClose,
+            "SELL_OPEN" => Action::SellOpen,
+            "SELL_CLOSE" => Action::SellClose,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Buy => "BUY",
+            Action::Sell => "SELL",
+            Action::BuyToCover => "BUY_TO_COVER",
+            Action::SellShort => "SELL_SHORT",
+            Action::BuyOpen => "BUY_OPEN",
+            Action::BuyClose => "BUY_CLOSE",
+            Action::SellOpen => "SELL_OPEN",
+            Action::SellClose => "SELL_CLOSE",
+        }
+    }
+
+    pub fn is_buy(self) -> bool {
+        matches!(
+            self,
+            Action::Buy | Action::BuyToCover | Action::BuyOpen | Action::BuyClose
+        )
+    }
+
+    /// +1 for a buy, −1 for a sell.
+    pub fn sign(self) -> Decimal {
+        if self.is_buy() {
+            Decimal::ONE
+        } else {
+            Decimal::NEGATIVE_ONE
+        }
+    }
+
+    pub fn for_option(self) -> bool {
+        matches!(
+            self,
+            Action::BuyOpen | Action::BuyClose | Action::SellOpen | Action::SellClose
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub(crate) enum Status {
+    Open,
+    IndividualFills,
+    Executed,
+    Cancelled,
+    Expired,
+    Rejected,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Open => "OPEN",
+            Status::IndividualFills => "INDIVIDUAL_FILLS",
+            Status::Executed => "EXECUTED",
+            Status::Cancelled => "CANCELLED",
+            Status::Expired => "EXPIRED",
+            Status::Rejected => "REJECTED",
+        }
+    }
+
+    /// Still working (can fill, be cancelled or expire).
+    pub fn is_open(self) -> bool {
+        matches!(self, Status::Open | Status::IndividualFills)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AccountRec {
+    pub key: String,
+    pub id: String,
+    pub name: String,
+    pub margin: bool,
+    pub starting_cash: Decimal,
+    pub cash: Decimal,
+    pub created_at: Timestamp,
+    /// Listing order (the configuration's).
+    pub seq: u32,
+}
+
+impl AccountRec {
+    pub fn mode(&self) -> &'static str {
+        if self.margin { "MARGIN" } else { "CASH" }
+    }
+
+    pub fn account_type(&self) -> &'static str {
+        if !self.margin && self.name.to_ascii_uppercase().contains("IRA") {
+            "IRA"
+        } else {
+            "INDIVIDUAL"
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct LegRec {
+    pub instrument: Instrument,
+    pub action: Action,
+    pub quantity: Decimal,
+    pub filled: Decimal,
+    /// Σ quantity × price of the fills (for the average execution price).
+    pub fill_value: Decimal,
+}
+
+impl LegRec {
+    pub fn remaining(&self) -> Decimal {
+        self.quantity - self.filled
+    }
+}
+
+/// One entry of an order's status history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct EventRec {
+    pub name: String,
+    pub at: Timestamp,
+    pub status: Status,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct OrderRec {
+    pub order_id: i64,
+    pub account_key: String,
+    pub client_order_id: String,
+    pub preview_id: i64,
+    pub request: OrderRequest,
+    pub legs: Vec<LegRec>,
+    pub status: Status,
+    pub preview_at: Timestamp,
+    pub placed_at: Timestamp,
+    pub executed_at: Option<Timestamp>,
+    pub cancel_at: Option<Timestamp>,
+    /// GOOD_FOR_DAY: the end of the order's trading day (its session's close).
+    pub expires_at: Option<Timestamp>,
+    pub stop_triggered_at: Option<Timestamp>,
+    pub replaces: Option<i64>,
+    pub replaced_by: Option<i64>,
+    /// The estimate at placement: order value (≥ 0), commission, and debit or credit.
+    pub est_value: Decimal,
+    pub est_commission: Decimal,
+    pub debit: bool,
+    pub commission_paid: Decimal,
+    pub fees_paid: Decimal,
+    pub events: Vec<EventRec>,
+}
+
+impl OrderRec {
+    pub fn push_event(&mut self, name: &str, at: Timestamp) {
+        self.events.push(EventRec {
+            name: name.to_string(),
+            at,
+            status: self.status,
+        });
+    }
+
+    /// Fraction of the order still to fill (by the first leg).
+    pub fn remaining_fraction(&self) -> Decimal {
+        match self.legs.first() {
+            Some(l) if !l.quantity.is_zero() => l.remaining() / l.quantity,
+            _ => Decimal::ZERO,
+        }
+    }
+
+    /// Buying power held for this order while it works: the unfilled part of a debit.
+    pub fn reserve(&self) -> Decimal {
+        if !self.status.is_open() || !self.debit {
+            return Decimal::ZERO;
+        }
+        let commission = (self.est_commission - self.commission_paid).max(Decimal::ZERO);
+        self.est_value * self.remaining_fraction() + commission
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct LotRec {
+    pub lot_id: i64,
+    pub order_id: i64,
+    pub leg_no: u32,
+    pub acquired_at: Timestamp,
+    /// Signed: negative for a short lot.
+    pub original_qty: Decimal,
+    pub remaining_qty: Decimal,
+    pub price: Decimal,
+    /// Signed cost basis of the remaining quantity, commission and fees included (a short
+    /// lot's is minus its net proceeds).
+    pub cost: Decimal,
+    /// Commission and fees of the remaining quantity.
+    pub commission: Decimal,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct PositionRec {
+    pub position_id: i64,
+    pub account_key: String,
+    pub instrument: Instrument,
+    pub lots: Vec<LotRec>,
+}
+
+impl PositionRec {
+    pub fn quantity(&self) -> Decimal {
+        self.lots.iter().map(|l| l.remaining_qty).sum()
+    }
+
+    pub fn cost(&self) -> Decimal {
+        self.lots.iter().map(|l| l.cost).sum()
+    }
+
+    pub fn commissions(&self) -> Decimal {
+        self.lots.iter().map(|l| l.commission).sum()
+    }
+
+    pub fn acquired_at(&self) -> Option<Timestamp> {
+        self.lots.iter().map(|l| l.acquired_at).min()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum TxKind {
+    Deposit,
+    Bought,
+    Sold,
+}
+
+impl TxKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TxKind::Deposit => "Deposit",
+            TxKind::Bought => "Bought",
+            TxKind::Sold => "Sold",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TransactionRec {
+    pub transaction_id: i64,
+    pub account_key: String,
+    pub at: Timestamp,
+    /// Signed net cash movement (negative = cash out).
+    pub amount: Decimal,
+    pub kind: TxKind,
+    pub description: String,
+    pub instrument: Option<Instrument>,
+    /// Signed (negative for a sale).
+    pub quantity: Decimal,
+    pub price: Decimal,
+    /// Commission plus fees.
+    pub fee: Decimal,
+    pub order_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum LedgerKind {
+    Deposit,
+    Principal,
+    Commission,
+    Fee,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct LedgerRec {
+    pub entry_id: u64,
+    pub account_key: String,
+    pub at: Timestamp,
+    pub amount: Decimal,
+    pub kind: LedgerKind,
+    pub transaction_id: Option<i64>,
+    pub order_id: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct PreviewRec {
+    pub preview_id: i64,
+    pub account_key: String,
+    pub request: OrderRequest,
+    pub created_at: Timestamp,
+    pub used: bool,
+    pub change_of: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Meta {
+    /// Simulated time = real time + this offset.
+    pub offset_seconds: i64,
+    pub offset_nanos: i32,
+    /// Resting orders have been evaluated up to here.
+    pub last_eval: Option<Timestamp>,
+    pub next_order_id: i64,
+    pub next_preview_id: i64,
+    pub next_position_id: i64,
+    pub next_transaction_id: i64,
+    pub next_ledger_id: u64,
+    pub next_lot_id: i64,
+}
+
+impl Default for Meta {
+    fn default() -> Self {
+        Meta {
+            offset_seconds: 0,
+            offset_nanos: 0,
+            last_eval: None,
+            next_order_id: FIRST_ORDER_ID,
+            next_preview_id: FIRST_PREVIEW_ID,
+            next_position_id: FIRST_POSITION_ID,
+            next_transaction_id: FIRST_TRANSACTION_ID,
+            next_ledger_id: 1,
+            next_lot_id: 1,
+        }
+    }
+}
+
+impl Meta {
+    pub fn offset(&self) -> jiff::SignedDuration {
+        jiff::SignedDuration::new(self.offset_seconds, self.offset_nanos)
+    }
+}
