@@ -133,10 +133,11 @@ pub fn check(t: &model::ToolDef, input: &ir::Object, d: &mut Diagnostics) -> Opt
             let near = endpoints.iter().find(|r| r.path == wire_path);
             let message = match near {
                 Some(r) => format!(
-                    "E*TRADE's {} is {} in the {} module, not {verb} in {module}",
+                    "E*TRADE's {} is {} in the {} module; this binding says {verb} in {}",
                     r.path,
                     r.verb,
-                    r.module.to_ascii_lowercase()
+                    r.module.to_ascii_lowercase(),
+                    module.to_ascii_lowercase()
                 ),
                 None => format!(
                     "no endpoint {verb} {wire_path} in {ENDPOINTS_FILE}: declare it in `Endpoint` and `Endpoint::shape` there, answer it in runtime/src/paper/broker.rs, and serve it in tests/fake-etrade"

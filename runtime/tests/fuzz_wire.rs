@@ -25,6 +25,7 @@ use runtime::etrade::models::{
     transactions::TransactionDetails,
     transactions::TransactionPage,
 };
+use runtime::etrade::{Endpoint, EtradeRequest};
 use runtime::paper::book::{PaperBook, PaperConfig};
 use runtime::paper::market::{OptionChainQuery, SimulatedMarket};
 use serde_json::{Value, json};
@@ -72,11 +73,15 @@ fn seeds() -> Vec<Value> {
         book.balance(&key).expect("balance"),
         book.portfolio(
             &key,
-            &[("view", "COMPLETE".into()), ("lotsRequired", "true".into())],
+            &EtradeRequest::read(Endpoint::Portfolio)
+                .with("view", "COMPLETE")
+                .with("lotsRequired", true),
         )
         .expect("portfolio"),
-        book.transactions(&key, &[]).expect("transactions"),
-        book.orders(&key, &[]).expect("orders"),
+        book.transactions(&key, &EtradeRequest::read(Endpoint::Transactions))
+            .expect("transactions"),
+        book.orders(&key, &EtradeRequest::read(Endpoint::Orders))
+            .expect("orders"),
         preview,
         place,
         market.quote_response(&["AAPL".into(), "ZZZZ".into()], None, at),

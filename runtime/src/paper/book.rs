@@ -52,6 +52,7 @@ use self::state::{
     TransactionRec, TxKind, store_err,
 };
 use super::touch::MarketData;
+use crate::etrade::EtradeRequest;
 use crate::trading::calendar::phase_at;
 
 /// The `{"Error":{"code"}}` values and texts the paper broker answers with. Codes marked
@@ -536,11 +537,7 @@ impl PaperBook {
         self.read(|s, ctx, now| answers::balance(s, ctx, account_key, now))
     }
 
-    pub fn portfolio(
-        &self,
-        account_key: &str,
-        query: &[(&str, String)],
-    ) -> Result<Value, PaperError> {
+    pub fn portfolio(&self, account_key: &str, query: &EtradeRequest) -> Result<Value, PaperError> {
         self.read(|s, ctx, now| answers::portfolio(s, ctx, account_key, query, now))
     }
 
@@ -551,7 +548,7 @@ impl PaperBook {
     pub fn transactions(
         &self,
         account_key: &str,
-        query: &[(&str, String)],
+        query: &EtradeRequest,
     ) -> Result<Value, PaperError> {
         self.read(|s, _, _| answers::transactions(s, account_key, query))
     }
@@ -564,7 +561,7 @@ impl PaperBook {
         self.read(|s, _, _| answers::transaction_details(s, account_key, transaction_id))
     }
 
-    pub fn orders(&self, account_key: &str, query: &[(&str, String)]) -> Result<Value, PaperError> {
+    pub fn orders(&self, account_key: &str, query: &EtradeRequest) -> Result<Value, PaperError> {
         self.read(|s, _, _| answers::orders(s, account_key, query))
     }
 

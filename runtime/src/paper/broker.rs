@@ -144,23 +144,22 @@ impl PaperBroker {
         let key = r.path_text("accountIdKey");
         let id = |name: &str| r.path_param(name).and_then(Param::as_int);
         let text = |name: &str| r.query_param(name).and_then(Param::as_text);
-        let query: Vec<(&str, String)> = r.query().iter().map(|(k, v)| (*k, v.wire())).collect();
         let answer = match r.endpoint {
             Endpoint::AccountList => book.accounts_list(),
             Endpoint::Balance => book.balance(key),
-            Endpoint::Portfolio => book.portfolio(key, &query),
+            Endpoint::Portfolio => book.portfolio(key, r),
             Endpoint::PositionLots => match id("positionId") {
                 Some(p) => book.position_lots(key, p),
                 None => return Err(unknown_endpoint(op)),
             },
-            Endpoint::Transactions => book.transactions(key, &query),
+            Endpoint::Transactions => book.transactions(key, r),
             Endpoint::TransactionDetails => {
                 match r.path_text("transactionId").parse::<i64>().ok() {
                     Some(t) => book.transaction_details(key, t),
                     None => return Err(unknown_endpoint(op)),
                 }
             }
-            Endpoint::Orders => book.orders(key, &query),
+            Endpoint::Orders => book.orders(key, r),
             Endpoint::PreviewOrder => book.preview(key, &body(), None),
             Endpoint::PlaceOrder => book.place(key, &body(), None),
             Endpoint::CancelOrder => book.cancel(key, &body()),

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 use super::engine::cents;
 use super::state::{AccountRec, Instrument, State};
 use super::{PaperError, codes};
+use crate::etrade::{EtradeRequest, Param};
 
 pub(crate) use self::accounts::{accounts_list, balance, margin_level, option_level};
 pub(crate) use self::entry::{disclosure, dst, echo_order, message};
@@ -53,11 +54,9 @@ pub(crate) fn pct(part: Decimal, whole: Decimal) -> Decimal {
         .unwrap_or_default()
 }
 
-pub(crate) fn query<'a>(q: &'a [(&str, String)], name: &str) -> Option<&'a str> {
-    q.iter()
-        .rev()
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.as_str())
+/// A text query parameter.
+pub(crate) fn query<'a>(q: &'a EtradeRequest, name: &str) -> Option<&'a str> {
+    q.query_param(name).and_then(Param::as_text)
 }
 
 pub(crate) fn invalid_param(name: &str) -> PaperError {
@@ -67,43 +66,40 @@ pub(crate) fn invalid_param(name: &str) -> PaperError {
     )
 }
 
-fn bool_param(q: &[(&str, String)], name: &str) -> Result<bool, PaperError> {
-    match query(q, name).map(str::to_ascii_lowercase).as_deref() {
+fn bool_param(q: &EtradeRequest, name: &str) -> Result<bool, PaperError> {
+    match q.query_param(name) {
         None => Ok(false),
-        Some("true") => Ok(true),
-        Some("false") => Ok(false),
-        Some(_) => Err(invalid_param(name)),
+        Some(p) => p.as_bool().ok_or_else(|| invalid_param(name)),
     }
 }
 
-fn count_param(q: &[(&str, String)], default: usize, max: usize) -> Result<usize, PaperError> {
-    match query(q, "count") {
+/// A positive integer query parameter.
+fn positive_param(q: &EtradeRequest, name: &str) -> Result<Option<usize>, PaperError> {
+    match q.query_param(name) {
+        None => Ok(None),
+        Some(p) => match p.as_int().and_then(|n| usize::try_from(n).ok()) {
+            Some(0) | None => Err(invalid_param(name)),
+            Some(n) => Ok(Some(n)),
+        },
+    }
+}
+
+fn count_param(q: &EtradeRequest, default: usize, max: usize) -> Result<usize, PaperError> {
+    match positive_param(q, "count")? {
         None => Ok(default),
-        Some(v) => match v.trim().parse::<usize>() {
-            Ok(0) | Err(_) => Err(invalid_param("count")),
-            Ok(n) if n > max => Err(PaperError::Rejected {
-                status: 500,
-                code: 100,
-                message: "Request could not be completed.".into(),
-            }),
-            Ok(n) => Ok(n),
-        },
+        Some(n) if n > max => Err(PaperError::Rejected {
+            status: 500,
+            code: 100,
+            message: "Request could not be completed.".into(),
+        }),
+        Some(n) => Ok(n),
     }
 }
 
-/// `MMDDYYYY` → a civil date.
-fn mmddyyyy(name: &str, v: &str) -> Result<jiff::civil::Date, PaperError> {
-    let v = v.trim();
-    if v.len() != 8 || !v.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(invalid_param(name));
-    }
-    let n = |r: std::ops::Range<usize>| v.get(r).and_then(|x| x.parse::<i16>().ok());
-    match (n(0..2), n(2..4), n(4..8)) {
-        (Some(m), Some(d), Some(y)) => match (i8::try_from(m), i8::try_from(d)) {
-            (Ok(m), Ok(d)) => jiff::civil::Date::new(y, m, d).map_err(|_| invalid_param(name)),
-            _ => Err(invalid_param(name)),
-        },
-        _ => Err(invalid_param(name)),
+fn date_param(q: &EtradeRequest, name: &str) -> Result<Option<jiff::civil::Date>, PaperError> {
+    match q.query_param(name) {
+        None => Ok(None),
+        Some(p) => p.as_date().map(Some).ok_or_else(|| invalid_param(name)),
     }
 }
 

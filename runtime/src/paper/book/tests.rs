@@ -19,6 +19,7 @@ use crate::etrade::models::order_entry::{BrokerCancellation, BrokerPlacement, Br
 use crate::etrade::models::orders::OrderList;
 use crate::etrade::models::portfolio::{PortfolioPage, PositionLots};
 use crate::etrade::models::transactions::{TransactionDetails, TransactionPage};
+use crate::etrade::{Endpoint, EtradeRequest, Param};
 use crate::paper::touch::{MarketData, OptionContract, Touch};
 use crate::trading::calendar::time_zone;
 
@@ -257,11 +258,14 @@ fn accounts_and_starting_cash() {
     );
     // The opening deposits are transactions; nothing else yet.
     assert!(matches!(
-        book.portfolio(&margin, &[]),
+        book.portfolio(&margin, &q(&[])),
         Err(PaperError::Empty)
     ));
-    assert!(matches!(book.orders(&margin, &[]), Err(PaperError::Empty)));
-    let page = TransactionPage::from_wire(book.transactions(&margin, &[]).ok())
+    assert!(matches!(
+        book.orders(&margin, &q(&[])),
+        Err(PaperError::Empty)
+    ));
+    let page = TransactionPage::from_wire(book.transactions(&margin, &q(&[])).ok())
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(page.transaction.len(), 1);
     assert_eq!(page.transaction[0].amount, Some(d("100000")));
@@ -305,7 +309,7 @@ fn market_buy_in_session_books_position_cash_and_transaction() {
 
     // Every answer parses through the runtime's models.
     let orders =
-        OrderList::from_wire(book.orders(&margin, &[]).ok()).unwrap_or_else(|e| panic!("{e}"));
+        OrderList::from_wire(book.orders(&margin, &q(&[])).ok()).unwrap_or_else(|e| panic!("{e}"));
     let detail = &orders.orders[0].order_detail[0];
     assert_eq!(detail.status.as_deref(), Some("EXECUTED"));
     assert_eq!(detail.preview_id, Some(preview_id(&preview)));
@@ -314,10 +318,10 @@ fn market_buy_in_session_books_position_cash_and_transaction() {
     let page = PortfolioPage::from_wire(
         book.portfolio(
             &margin,
-            &[
-                ("lotsRequired", "true".into()),
-                ("totalsRequired", "true".into()),
-            ],
+            &q(&[
+                ("lotsRequired", Param::Bool(true)),
+                ("totalsRequired", Param::Bool(true)),
+            ]),
         )
         .ok(),
         1,
@@ -333,10 +337,13 @@ fn market_buy_in_session_books_position_cash_and_transaction() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(lots.position_lot[0].remaining_qty, Some(d("10")));
     for view in ["PERFORMANCE", "FUNDAMENTAL", "OPTIONSWATCH", "COMPLETE"] {
-        PortfolioPage::from_wire(book.portfolio(&margin, &[("view", view.into())]).ok(), 1)
-            .unwrap_or_else(|e| panic!("{view}: {e}"));
+        PortfolioPage::from_wire(
+            book.portfolio(&margin, &q(&[("view", view.into())])).ok(),
+            1,
+        )
+        .unwrap_or_else(|e| panic!("{view}: {e}"));
     }
-    let txs = TransactionPage::from_wire(book.transactions(&margin, &[]).ok())
+    let txs = TransactionPage::from_wire(book.transactions(&margin, &q(&[])).ok())
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(txs.transaction.len(), 2);
     let bought = &txs.transaction[0];
@@ -385,12 +392,12 @@ fn limit_sell_rests_until_marketable_then_fills() {
         position_qty(&book.snapshot(), &margin, "AAPL"),
         Decimal::ZERO
     );
-    let txs = TransactionPage::from_wire(book.transactions(&margin, &[]).ok())
+    let txs = TransactionPage::from_wire(book.transactions(&margin, &q(&[])).ok())
         .unwrap_or_else(|e| panic!("{e}"));
     let sold = &txs.transaction[0];
     assert_eq!(sold.transaction_type.as_deref(), Some("Sold"));
     assert_eq!(sold.amount, Some(d("1055")));
-    let open = book.orders(&margin, &[("status", "OPEN".into())]);
+    let open = book.orders(&margin, &q(&[("status", "OPEN".into())]));
     assert!(matches!(open, Err(PaperError::Empty)));
 }
 
@@ -418,7 +425,7 @@ fn partial_fills_take_the_displayed_size() {
     assert_eq!(position_qty(&s, &margin, "AAPL"), d("100"));
     assert_eq!(s.positions.values().map(|p| p.lots.len()).sum::<usize>(), 4);
     let orders =
-        OrderList::from_wire(book.orders(&margin, &[]).ok()).unwrap_or_else(|e| panic!("{e}"));
+        OrderList::from_wire(book.orders(&margin, &q(&[])).ok()).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<_> = orders.orders[0]
         .events
         .iter()
@@ -467,7 +474,7 @@ fn cancel_and_change() {
     assert_eq!(old.replaced_by, Some(changed));
     assert_eq!(order(&book, changed).replaces, Some(id));
     let list =
-        OrderList::from_wire(book.orders(&margin, &[]).ok()).unwrap_or_else(|e| panic!("{e}"));
+        OrderList::from_wire(book.orders(&margin, &q(&[])).ok()).unwrap_or_else(|e| panic!("{e}"));
     let old_detail = list
         .orders
         .iter()
@@ -681,7 +688,7 @@ fn good_for_day_expires_after_the_close() {
     let o = order(&book, id);
     assert_eq!(o.status, Status::Expired);
     assert!(matches!(
-        book.orders(&margin, &[("status", "OPEN".into())]),
+        book.orders(&margin, &q(&[("status", "OPEN".into())])),
         Err(PaperError::Empty)
     ));
     // The reserve is released.
@@ -811,9 +818,9 @@ fn spread_fills_all_legs_at_the_net() {
     assert_eq!(s.positions.len(), 2);
     let quantities: Vec<Decimal> = s.positions.values().map(|p| p.quantity()).collect();
     assert!(quantities.contains(&d("2")) && quantities.contains(&d("-2")));
-    PortfolioPage::from_wire(book.portfolio(&margin, &[]).ok(), 1)
+    PortfolioPage::from_wire(book.portfolio(&margin, &q(&[])).ok(), 1)
         .unwrap_or_else(|e| panic!("{e}"));
-    OrderList::from_wire(book.orders(&margin, &[]).ok()).unwrap_or_else(|e| panic!("{e}"));
+    OrderList::from_wire(book.orders(&margin, &q(&[])).ok()).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A deterministic market whose prices move with time.
@@ -1000,9 +1007,18 @@ proptest! {
         // Every answer still parses.
         for key in &keys {
             Balance::from_wire(book.balance(key).ok()).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            PortfolioPage::from_wire(book.portfolio(key, &[]).ok(), 1).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            OrderList::from_wire(book.orders(key, &[("count", "100".into())]).ok()).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            TransactionPage::from_wire(book.transactions(key, &[]).ok()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            PortfolioPage::from_wire(book.portfolio(key, &q(&[])).ok(), 1).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            OrderList::from_wire(book.orders(key, &q(&[("count", Param::Int(100))])).ok()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            TransactionPage::from_wire(book.transactions(key, &q(&[])).ok()).map_err(|e| TestCaseError::fail(e.to_string()))?;
         }
     }
+}
+
+/// Query parameters as a request carries them.
+fn q(params: &[(&'static str, Param)]) -> EtradeRequest {
+    params
+        .iter()
+        .fold(EtradeRequest::read(Endpoint::Portfolio), |r, (k, v)| {
+            r.with(k, v.clone())
+        })
 }

@@ -1,11 +1,12 @@
 //! The order list answer (`GET /v1/accounts/{accountIdKey}/orders`): an order with its
 //! legs and status history, the filters, the sort and the paging markers.
 
+use crate::etrade::{EtradeRequest, Param};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
 use super::{
-    BASE_URL, account, count_param, invalid_param, mmddyyyy, ms, num, product_json, query,
+    BASE_URL, account, count_param, date_param, invalid_param, ms, num, product_json, query,
 };
 use crate::paper::book::PaperError;
 use crate::paper::book::state::{AccountRec, Action, OrderRec, State, Status};
@@ -123,7 +124,7 @@ const ORDER_STATUSES: &[&str] = &[
     "REJECTED",
 ];
 
-pub(crate) fn orders(state: &State, key: &str, q: &[(&str, String)]) -> Result<Value, PaperError> {
+pub(crate) fn orders(state: &State, key: &str, q: &EtradeRequest) -> Result<Value, PaperError> {
     let a = account(state, key)?;
     let count = count_param(q, 25, 100)?;
     let start = match query(q, "marker") {
@@ -134,20 +135,16 @@ pub(crate) fn orders(state: &State, key: &str, q: &[(&str, String)]) -> Result<V
     if status.is_some_and(|s| !ORDER_STATUSES.contains(&s)) {
         return Err(invalid_param("status"));
     }
-    let from = query(q, "fromDate")
-        .map(|v| mmddyyyy("fromDate", v))
-        .transpose()?;
-    let to = query(q, "toDate")
-        .map(|v| mmddyyyy("toDate", v))
-        .transpose()?;
+    let from = date_param(q, "fromDate")?;
+    let to = date_param(q, "toDate")?;
     match (from, to) {
         (None, None) => {}
         (Some(f), Some(t)) if f <= t => {}
         (Some(_), _) => return Err(invalid_param("fromDate")),
         (None, _) => return Err(invalid_param("toDate")),
     }
-    let symbols: Option<Vec<String>> = query(q, "symbol").map(|v| {
-        v.split(',')
+    let symbols: Option<Vec<String>> = q.query_param("symbol").and_then(Param::as_list).map(|v| {
+        v.iter()
             .map(|x| x.trim().to_ascii_uppercase())
             .filter(|x| !x.is_empty())
             .collect()

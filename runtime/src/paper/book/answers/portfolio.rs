@@ -1,13 +1,14 @@
 //! The portfolio answers (`GET /v1/accounts/{accountIdKey}/portfolio` and a position's
 //! lots): positions valued at the market, in each view, with their lots and totals.
 
+use crate::etrade::EtradeRequest;
 use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::{
-    BASE_URL, account, bool_param, count_param, invalid_param, ms, num, pct, product_json, query,
-    query_string,
+    BASE_URL, account, bool_param, count_param, invalid_param, ms, num, pct, positive_param,
+    product_json, query, query_string,
 };
 use crate::paper::book::engine::{Ctx, cents, mark, touch};
 use crate::paper::book::state::{AccountRec, Instrument, LotRec, PositionRec, State};
@@ -249,18 +250,12 @@ pub(crate) fn portfolio(
     state: &State,
     ctx: &Ctx<'_>,
     key: &str,
-    q: &[(&str, String)],
+    q: &EtradeRequest,
     now: Timestamp,
 ) -> Result<Value, PaperError> {
     let a = account(state, key)?;
     let count = count_param(q, 50, 65_535)?;
-    let page = match query(q, "pageNumber") {
-        None => 1,
-        Some(v) => match v.trim().parse::<usize>() {
-            Ok(n) if n >= 1 => n,
-            _ => return Err(invalid_param("pageNumber")),
-        },
-    };
+    let page = positive_param(q, "pageNumber")?.unwrap_or(1);
     let descending = match query(q, "sortOrder") {
         None | Some("DESC") => true,
         Some("ASC") => false,
@@ -332,9 +327,10 @@ pub(crate) fn portfolio(
     {
         obj.insert("nextPageNo".into(), json!((page + 1).to_string()));
         let mut pairs: Vec<(String, String)> = q
+            .query()
             .iter()
             .filter(|(k, _)| *k != "pageNumber")
-            .map(|(k, v)| (k.to_string(), v.clone()))
+            .map(|(k, v)| (k.to_string(), v.wire()))
             .collect();
         pairs.push(("pageNumber".into(), (page + 1).to_string()));
         obj.insert(

@@ -1,10 +1,11 @@
 //! The transaction answers (`GET /v1/accounts/{accountIdKey}/transactions`, one
 //! transaction's details): the filtered, sorted, paged list and its markers.
 
+use crate::etrade::EtradeRequest;
 use serde_json::{Value, json};
 
 use super::{
-    BASE_URL, account, count_param, invalid_param, mmddyyyy, ms, num, product_json, query,
+    BASE_URL, account, count_param, date_param, invalid_param, ms, num, product_json, query,
     query_string,
 };
 use crate::paper::book::state::{AccountRec, Instrument, State, TransactionRec, TxKind};
@@ -65,16 +66,12 @@ fn transaction_json(a: &AccountRec, t: &TransactionRec) -> Value {
 pub(crate) fn transactions(
     state: &State,
     key: &str,
-    q: &[(&str, String)],
+    q: &EtradeRequest,
 ) -> Result<Value, PaperError> {
     let a = account(state, key)?;
     let count = count_param(q, 50, 50)?;
-    let start = query(q, "startDate")
-        .map(|v| mmddyyyy("startDate", v))
-        .transpose()?;
-    let end = query(q, "endDate")
-        .map(|v| mmddyyyy("endDate", v))
-        .transpose()?;
+    let start = date_param(q, "startDate")?;
+    let end = date_param(q, "endDate")?;
     if let (Some(s), Some(e)) = (start, end)
         && s > e
     {
@@ -123,9 +120,10 @@ pub(crate) fn transactions(
     if more && let Some(obj) = body.as_object_mut() {
         let marker = marker_of(last);
         let mut pairs: Vec<(String, String)> = q
+            .query()
             .iter()
             .filter(|(k, _)| *k != "marker")
-            .map(|(k, v)| (k.to_string(), v.clone()))
+            .map(|(k, v)| (k.to_string(), v.wire()))
             .collect();
         pairs.push(("marker".into(), marker.clone()));
         obj.insert(
