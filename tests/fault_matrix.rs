@@ -22,6 +22,7 @@ mod common;
 
 use common::sandbox::Sandbox;
 use fake_etrade::{FakeConfig, Fault, OauthProblem};
+use runtime::etrade::Endpoint;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,116 +48,72 @@ struct ToolCase {
     tool: &'static str,
     kind: Kind,
     /// The endpoint the fault is armed on (fake pattern syntax).
-    pattern: &'static str,
+    pattern: String,
 }
 
-const TOOLS: &[ToolCase] = &[
-    ToolCase {
-        tool: "server_status",
-        kind: Kind::Local,
-        pattern: "*",
-    },
-    ToolCase {
-        tool: "list_order_journal",
-        kind: Kind::Local,
-        pattern: "*",
-    },
-    ToolCase {
-        tool: "list_accounts",
-        kind: Kind::Read,
-        pattern: "GET /v1/accounts/list",
-    },
-    ToolCase {
-        tool: "get_account_balances",
-        kind: Kind::Read,
-        pattern: "GET /v1/accounts/*/balance",
-    },
-    ToolCase {
-        tool: "get_portfolio",
-        kind: Kind::Read,
-        pattern: "GET /v1/accounts/*/portfolio",
-    },
-    ToolCase {
-        tool: "get_position_lots",
-        kind: Kind::Read,
-        pattern: "GET /v1/accounts/*/portfolio/*",
-    },
-    ToolCase {
-        tool: "list_transactions",
-        kind: Kind::Read,
-        pattern: "GET /v1/accounts/*/transactions",
-    },
-    ToolCase {
-        tool: "get_transaction_details",
-        kind: Kind::Read,
-        pattern: "GET /v1/accounts/*/transactions/*",
-    },
-    ToolCase {
-        tool: "get_quotes",
-        kind: Kind::Read,
-        pattern: "GET /v1/market/quote/*",
-    },
-    ToolCase {
-        tool: "lookup_product",
-        kind: Kind::Read,
-        pattern: "GET /v1/market/lookup/*",
-    },
-    ToolCase {
-        tool: "get_option_chains",
-        kind: Kind::Read,
-        pattern: "GET /v1/market/optionchains",
-    },
-    ToolCase {
-        tool: "get_option_expire_dates",
-        kind: Kind::Read,
-        pattern: "GET /v1/market/optionexpiredate",
-    },
-    ToolCase {
-        tool: "list_orders",
-        kind: Kind::Read,
-        pattern: "GET /v1/accounts/*/orders",
-    },
-    ToolCase {
-        tool: "list_alerts",
-        kind: Kind::Read,
-        pattern: "GET /v1/user/alerts",
-    },
-    ToolCase {
-        tool: "get_alert_details",
-        kind: Kind::Read,
-        pattern: "GET /v1/user/alerts/*",
-    },
-    ToolCase {
-        tool: "preview_order",
-        kind: Kind::Preview,
-        pattern: "POST /v1/accounts/*/orders/preview",
-    },
-    ToolCase {
-        tool: "preview_change_order",
-        kind: Kind::Preview,
-        pattern: "PUT /v1/accounts/*/orders/*/change/preview",
-    },
-    ToolCase {
-        tool: "place_order",
-        kind: Kind::Mutation,
-        pattern: "POST /v1/accounts/*/orders/place",
-    },
-    ToolCase {
-        tool: "cancel_order",
-        kind: Kind::Mutation,
-        pattern: "PUT /v1/accounts/*/orders/cancel",
-    },
-    ToolCase {
-        tool: "place_change_order",
-        kind: Kind::Mutation,
-        pattern: "PUT /v1/accounts/*/orders/*/change/place",
-    },
-    ToolCase {
-        tool: "delete_alerts",
-        kind: Kind::Mutation,
-        pattern: "DELETE /v1/user/alerts/*",
-    },
+/// Tools without a broker binding in the spec: their handlers decide their requests (or make
+/// none). Every other tool is a read, armed on the endpoint its binding names.
+const UNBOUND: &[(&str, Kind, Option<Endpoint>)] = &[
+    ("server_status", Kind::Local, None),
+    ("list_order_journal", Kind::Local, None),
+    ("preview_order", Kind::Preview, Some(Endpoint::PreviewOrder)),
+    (
+        "preview_change_order",
+        Kind::Preview,
+        Some(Endpoint::PreviewChangeOrder),
+    ),
+    ("place_order", Kind::Mutation, Some(Endpoint::PlaceOrder)),
+    ("cancel_order", Kind::Mutation, Some(Endpoint::CancelOrder)),
+    (
+        "place_change_order",
+        Kind::Mutation,
+        Some(Endpoint::PlaceChangeOrder),
+    ),
+    (
+        "delete_alerts",
+        Kind::Mutation,
+        Some(Endpoint::DeleteAlerts),
+    ),
 ];
+
+/// Every tool in the catalog, in catalog order.
+fn cases() -> Vec<ToolCase> {
+    etrade_mcp::generated::CATALOG
+        .tools
+        .iter()
+        .map(|t| {
+            let (kind, endpoint) = match t.endpoint {
+                Some(e) => (Kind::Read, Some(e)),
+                None => UNBOUND
+                    .iter()
+                    .find(|(name, _, _)| *name == t.name)
+                    .map(|(_, kind, e)| (*kind, *e))
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{}: no broker binding in spec/tools.yaml and no row in UNBOUND here",
+                            t.name
+                        )
+                    }),
+            };
+            ToolCase {
+                tool: t.name,
+                kind,
+                pattern: endpoint.map_or_else(|| "*".to_string(), fake_pattern),
+            }
+        })
+        .collect()
+}
+
+/// `PUT /v1/accounts/{accountIdKey}/orders/cancel` → `PUT /v1/accounts/*/orders/cancel`.
+fn fake_pattern(e: Endpoint) -> String {
+    let shape = e.shape();
+    let path: Vec<&str> = shape
+        .path
+        .split('/')
+        .map(|seg| if seg.starts_with('{') { "*" } else { seg })
+        .collect();
+    format!("{} {}", shape.verb.method(), path.join("/"))
+}
 
 /// Every fault kind, with a short column label. The expired token comes last: it is the one
 /// fault after which a real E*TRADE would refuse everything until the next login.
@@ -360,9 +317,32 @@ async fn prepare(s: &Sandbox, tool: &str) -> (Value, Target) {
             let id = *s.fake.alert_ids().first().expect("an alert left");
             return (json!({"alert_ids": [id]}), Target::Alert(id));
         }
-        other => panic!("no arguments for {other}"),
+        other => example_args(other),
     };
     (args, Target::None)
+}
+
+/// A read tool's first valid example from the spec, on the fixture account.
+fn example_args(tool: &str) -> Value {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/tools.yaml"))
+        .expect("read the spec");
+    let catalog = codegen::load(&text).unwrap_or_else(|e| panic!("spec: {e:?}"));
+    let t = catalog
+        .tools
+        .iter()
+        .find(|t| t.name == tool)
+        .unwrap_or_else(|| panic!("no tool {tool} in the spec"));
+    let mut args = t
+        .valid_examples
+        .first()
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    if let Some(obj) = args.as_object_mut()
+        && (obj.remove("accountIdKey").is_some() || obj.contains_key("account_id_key"))
+    {
+        obj.insert("account_id_key".into(), json!(KEY));
+    }
+    args
 }
 
 /// Whether the fake applied the mutation `tool` aimed at `target`.
@@ -424,13 +404,13 @@ async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cel
         _ => 0,
     };
     let placed_before = s.fake.placed_orders().len();
-    let wire_before = on_wire(s, case.pattern);
+    let wire_before = on_wire(s, &case.pattern);
     let all_before = s.fake.requests().len();
-    s.fake.inject_fault(case.pattern, fault, Some(1));
+    s.fake.inject_fault(case.pattern.as_str(), fault, Some(1));
     let (err, p) = s.call(case.tool, args).await;
-    let sent = on_wire(s, case.pattern) - wire_before;
+    let sent = on_wire(s, &case.pattern) - wire_before;
     let refused_unread = s
-        .requests_on(case.pattern)
+        .requests_on(&case.pattern)
         .get(wire_before)
         .is_some_and(|r| r.consumer_key.is_none());
     let sent_any = s.fake.requests().len() - all_before;
@@ -523,7 +503,7 @@ async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cel
     }
 }
 
-async fn run_tool(case: &'static ToolCase) -> Vec<Cell> {
+async fn run_tool(case: &ToolCase) -> Vec<Cell> {
     let config = FakeConfig::new(
         common::sandbox::CONSUMER_KEY,
         common::sandbox::CONSUMER_SECRET,
@@ -549,23 +529,15 @@ async fn run_tool(case: &'static ToolCase) -> Vec<Cell> {
 // (schema checks, canary scans) must not hold them past the server's 3 s deadline.
 #[tokio::test(flavor = "multi_thread", worker_threads = 6)]
 async fn every_tool_under_every_fault() {
-    let catalog: Vec<&str> = etrade_mcp::generated::CATALOG
-        .tools
-        .iter()
-        .map(|t| t.name)
-        .collect();
-    let covered: Vec<&str> = TOOLS.iter().map(|c| c.tool).collect();
-    let mut missing: Vec<&&str> = catalog.iter().filter(|t| !covered.contains(t)).collect();
-    missing.sort();
-    assert!(missing.is_empty(), "tools not in the matrix: {missing:?}");
-
+    let tools = cases();
+    let names: Vec<&str> = tools.iter().map(|c| c.tool).collect();
     let gate = Arc::new(tokio::sync::Semaphore::new(PARALLEL));
     let mut tasks = tokio::task::JoinSet::new();
-    for (i, case) in TOOLS.iter().enumerate() {
+    for (i, case) in tools.into_iter().enumerate() {
         let gate = gate.clone();
         tasks.spawn(async move {
             let _permit = gate.acquire_owned().await.expect("semaphore");
-            (i, run_tool(case).await)
+            (i, run_tool(&case).await)
         });
     }
     let mut rows: Vec<(usize, Vec<Cell>)> = Vec::new();
@@ -581,7 +553,7 @@ async fn every_tool_under_every_fault() {
     let mut problems = Vec::new();
     for (i, cells) in &rows {
         let shown: Vec<&str> = cells.iter().map(|c| c.shown.as_str()).collect();
-        table.push_str(&format!("| {} | {} |\n", TOOLS[*i].tool, shown.join(" | ")));
+        table.push_str(&format!("| {} | {} |\n", names[*i], shown.join(" | ")));
         problems.extend(cells.iter().flat_map(|c| c.problems.iter().cloned()));
     }
     println!("{table}");
