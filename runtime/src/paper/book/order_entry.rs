@@ -1,0 +1,314 @@
+//! Order entry: the state changes behind E*TRADE's preview, place (new or change) and
+//! cancel, and their answers.
+
+use jiff::{SignedDuration, Timestamp};
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+
+use super::answers::{self, num};
+use super::engine::{self, Ctx};
+use super::request::{self, OrderRequest};
+use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State, Status};
+use super::{PaperError, codes};
+use crate::trading::calendar::phase_at;
+
+/// How long a preview can be placed (simulated time).
+const PREVIEW_TTL: SignedDuration = SignedDuration::from_mins(15);
+/// Previews older than this are dropped (with the next preview).
+const PREVIEW_RETENTION: SignedDuration = SignedDuration::from_hours(24);
+
+/// The order being changed must be this account's, OPEN, and keep its shape.
+fn check_changeable(
+    s: &State,
+    account_key: &str,
+    order_id: i64,
+    r: &OrderRequest,
+) -> Result<(), PaperError> {
+    let Some(old) = s
+        .orders
+        .get(&order_id)
+        .filter(|o| o.account_key == account_key)
+    else {
+        return Err(PaperError::rejected(
+            codes::ORDER_NOT_FOUND,
+            codes::ORDER_NOT_FOUND_MESSAGE,
+        ));
+    };
+    if old.status != Status::Open {
+        return Err(PaperError::rejected(
+            codes::NOT_CHANGEABLE,
+            codes::NOT_CHANGEABLE_MESSAGE,
+        ));
+    }
+    let same_legs = old.legs.len() == r.legs.len()
+        && old
+            .legs
+            .iter()
+            .zip(&r.legs)
+            .all(|(a, b)| a.instrument == b.instrument && a.action == b.action);
+    if old.request.order_type != r.order_type || !same_legs {
+        return Err(PaperError::rejected(
+            codes::CHANGE_NOT_ALLOWED,
+            codes::CHANGE_NOT_ALLOWED_MESSAGE,
+        ));
+    }
+    Ok(())
+}
+
+fn bp_details(a: &AccountRec, current: Decimal, reserve: Decimal, impact: Decimal) -> Value {
+    let figures = json!({
+        "currentBp": num(current + reserve),
+        "currentOor": num(reserve),
+        "currentNetBp": num(current),
+        "currentOrderImpact": num(impact),
+        "netBp": num(engine::cents(current - impact)),
+    });
+    if a.margin {
+        json!({"marginable": figures})
+    } else {
+        json!({"settled": figures})
+    }
+}
+
+pub(super) fn preview_op(
+    s: &mut State,
+    ctx: &Ctx<'_>,
+    now: Timestamp,
+    account_key: &str,
+    body: &Value,
+    change_of: Option<i64>,
+) -> Result<Value, PaperError> {
+    let a = answers::account(s, account_key)?.clone();
+    let (req, _) = request::parse(body, "PreviewOrderRequest")?;
+    if let Some(id) = change_of {
+        check_changeable(s, account_key, id, &req)?;
+    }
+    let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
+    let bp = engine::buying_power(s, ctx, account_key, change_of, now);
+    let reserve = engine::reserved(s, account_key, change_of);
+    let stale: Vec<i64> = s
+        .previews
+        .values()
+        .filter(|p| now.duration_since(p.created_at) > PREVIEW_RETENTION)
+        .map(|p| p.preview_id)
+        .collect();
+    for id in stale {
+        s.remove_preview(id);
+    }
+    let preview_id = s.new_preview_id();
+    s.put_preview(PreviewRec {
+        preview_id,
+        account_key: account_key.to_string(),
+        request: req.clone(),
+        created_at: now,
+        used: false,
+        change_of,
+    });
+    let impact = if est.debit {
+        est.total()
+    } else {
+        Decimal::ZERO
+    };
+    let mut body = json!({
+        "orderType": req.order_type,
+        "totalOrderValue": num(est.value),
+        "totalCommission": num(est.commission),
+        "previewTime": now.as_millisecond(),
+        "dstFlag": answers::dst(now),
+        "accountId": a.id,
+        "optionLevelCd": answers::option_level(&a).1,
+        "marginLevelCd": answers::margin_level(&a),
+        "isEmployee": false,
+        "commissionMessage": "",
+        "clientOrderId": req.client_order_id,
+        "Order": [answers::echo_order(&req, &est, &[answers::message(9020, "The estimated commission and total amount may differ from the actual amounts when your order executes.")])],
+        "PreviewIds": [{"previewId": preview_id, "cashMargin": a.mode()}],
+        "Disclosure": answers::disclosure(&req),
+    });
+    if let Some(m) = body.as_object_mut() {
+        let key = if a.margin {
+            "marginBpDetails"
+        } else {
+            "cashBpDetails"
+        };
+        m.insert(key.into(), bp_details(&a, bp, reserve, impact));
+    }
+    Ok(json!({ "PreviewOrderResponse": body }))
+}
+
+/// The ids of this order and of every order it (transitively) replaced.
+fn lineage(s: &State, order_id: i64) -> Vec<i64> {
+    let mut ids = vec![order_id];
+    let mut cur = s.orders.get(&order_id).and_then(|o| o.replaces);
+    while let Some(id) = cur {
+        if ids.contains(&id) {
+            break;
+        }
+        ids.push(id);
+        cur = s.orders.get(&id).and_then(|o| o.replaces);
+    }
+    ids
+}
+
+pub(super) fn place_op(
+    s: &mut State,
+    ctx: &Ctx<'_>,
+    now: Timestamp,
+    account_key: &str,
+    body: &Value,
+    change_of: Option<i64>,
+) -> Result<Value, PaperError> {
+    let a = answers::account(s, account_key)?.clone();
+    let (req, ids) = request::parse(body, "PlaceOrderRequest")?;
+    let preview_id = request::preview_id(ids.as_ref()).ok_or_else(PaperError::timed_out)?;
+    let Some(preview) = s.previews.get(&preview_id).cloned() else {
+        return Err(PaperError::timed_out());
+    };
+    let fresh = !preview.used
+        && preview.account_key == account_key
+        && preview.change_of == change_of
+        && preview.request == req
+        && now.duration_since(preview.created_at) <= PREVIEW_TTL;
+    if !fresh {
+        return Err(PaperError::timed_out());
+    }
+    if let Some(id) = change_of {
+        check_changeable(s, account_key, id, &req)?;
+    }
+    let exempt = change_of.map(|id| lineage(s, id)).unwrap_or_default();
+    let duplicate = s.orders.values().any(|o| {
+        o.account_key == account_key
+            && o.client_order_id == req.client_order_id
+            && !exempt.contains(&o.order_id)
+    });
+    if duplicate {
+        return Err(PaperError::rejected(
+            codes::DUPLICATE_CLIENT_ORDER_ID,
+            codes::DUPLICATE_CLIENT_ORDER_ID_MESSAGE,
+        ));
+    }
+    let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
+    s.put_preview(PreviewRec {
+        used: true,
+        ..preview.clone()
+    });
+    let order_id = s.new_order_id();
+    if let Some(old_id) = change_of
+        && let Some(mut old) = s.orders.get(&old_id).cloned()
+    {
+        old.status = Status::Cancelled;
+        old.cancel_at = Some(now);
+        old.replaced_by = Some(order_id);
+        old.push_event("ORDER_CANCELLED", now);
+        s.put_order(old);
+    }
+    let expires_at = (req.order_term == "GOOD_FOR_DAY")
+        .then(|| engine::day_end(now, req.extended()))
+        .flatten();
+    let mut order = OrderRec {
+        order_id,
+        account_key: account_key.to_string(),
+        client_order_id: req.client_order_id.clone(),
+        preview_id,
+        request: req.clone(),
+        legs: req
+            .legs
+            .iter()
+            .map(|l| LegRec {
+                instrument: l.instrument.clone(),
+                action: l.action,
+                quantity: l.quantity,
+                filled: Decimal::ZERO,
+                fill_value: Decimal::ZERO,
+            })
+            .collect(),
+        status: Status::Open,
+        preview_at: preview.created_at,
+        placed_at: now,
+        executed_at: None,
+        cancel_at: None,
+        expires_at,
+        stop_triggered_at: None,
+        replaces: change_of,
+        replaced_by: None,
+        est_value: est.value,
+        est_commission: est.commission,
+        debit: est.debit,
+        commission_paid: Decimal::ZERO,
+        fees_paid: Decimal::ZERO,
+        events: Vec::new(),
+    };
+    order.push_event("ORDER_PLACED", now);
+    s.put_order(order);
+    engine::evaluate(s, ctx, order_id, now)?;
+    if matches!(
+        req.order_term.as_str(),
+        "IMMEDIATE_OR_CANCEL" | "FILL_OR_KILL"
+    ) && let Some(mut o) = s.orders.get(&order_id).cloned()
+        && o.status.is_open()
+    {
+        o.status = Status::Cancelled;
+        o.cancel_at = Some(now);
+        o.push_event("ORDER_CANCELLED", now);
+        s.put_order(o);
+    }
+    let in_session = engine::tradable(&req, phase_at(now));
+    let text = if in_session {
+        codes::PLACED_MESSAGE
+    } else {
+        codes::PLACED_OUTSIDE_MESSAGE
+    };
+    Ok(json!({"PlaceOrderResponse": {
+        "orderType": req.order_type,
+        "totalOrderValue": num(est.value),
+        "totalCommission": num(est.commission),
+        "placedTime": now.as_millisecond(),
+        "dstFlag": answers::dst(now),
+        "accountId": a.id,
+        "optionLevelCd": answers::option_level(&a).1,
+        "marginLevelCd": answers::margin_level(&a),
+        "isEmployee": false,
+        "commissionMsg": "",
+        "clientOrderId": req.client_order_id,
+        "Order": [answers::echo_order(&req, &est, &[answers::message(codes::PLACED, text)])],
+        "OrderIds": [{"orderId": order_id, "cashMargin": a.mode()}],
+        "Disclosure": answers::disclosure(&req),
+    }}))
+}
+
+pub(super) fn cancel_op(
+    s: &mut State,
+    now: Timestamp,
+    account_key: &str,
+    body: &Value,
+) -> Result<Value, PaperError> {
+    let a = answers::account(s, account_key)?.clone();
+    let id = request::cancel_order_id(body)?;
+    let Some(mut o) = s
+        .orders
+        .get(&id)
+        .filter(|o| o.account_key == account_key)
+        .cloned()
+    else {
+        return Err(PaperError::rejected(
+            codes::ORDER_NOT_FOUND,
+            codes::ORDER_NOT_FOUND_MESSAGE,
+        ));
+    };
+    if !o.status.is_open() {
+        return Err(PaperError::rejected(
+            codes::NOT_CANCELLABLE,
+            codes::NOT_CANCELLABLE_MESSAGE,
+        ));
+    }
+    o.status = Status::Cancelled;
+    o.cancel_at = Some(now);
+    o.push_event("ORDER_CANCELLED", now);
+    s.put_order(o);
+    Ok(json!({"CancelOrderResponse": {
+        "accountId": a.id,
+        "orderId": id,
+        "cancelTime": now.as_millisecond(),
+        "Messages": {"Message": [answers::message(codes::CANCEL_REQUESTED, codes::CANCEL_REQUESTED_MESSAGE)]},
+    }}))
+}
