@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::catalog::example_args;
 use common::paper::Paper;
 use common::sandbox::Sandbox;
 use runtime::etrade::{Endpoint, Module};
@@ -20,38 +21,6 @@ fn bound_tools() -> Vec<(&'static str, Endpoint)> {
         .iter()
         .filter_map(|t| Some((t.name, t.endpoint?)))
         .collect()
-}
-
-/// The tool's first valid example from the spec, with every id in `ids` (canonical field
-/// name → value) put in place of the example's own, whichever spelling it used.
-fn example_args(tool: &str, ids: &Map<String, Value>) -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/tools.yaml"))
-        .expect("read the spec");
-    let catalog = codegen::load(&text).unwrap_or_else(|e| panic!("spec: {e:?}"));
-    let t = catalog
-        .tools
-        .iter()
-        .find(|t| t.name == tool)
-        .expect("tool in the spec");
-    let mut args = t
-        .valid_examples
-        .first()
-        .cloned()
-        .unwrap_or_else(|| json!({}));
-    let Some(obj) = args.as_object_mut() else {
-        panic!("{tool}: its first valid example is not an object");
-    };
-    for f in &t.input.fields {
-        let spellings = [Some(&f.name), f.alias.as_ref()];
-        let given = spellings.iter().flatten().any(|s| obj.contains_key(*s));
-        if let (true, Some(id)) = (given, ids.get(&f.name)) {
-            for s in spellings.iter().flatten() {
-                obj.remove(*s);
-            }
-            obj.insert(f.name.clone(), id.clone());
-        }
-    }
-    args
 }
 
 #[tokio::test]

@@ -20,6 +20,7 @@
 
 mod common;
 
+use common::catalog::example_args;
 use common::sandbox::Sandbox;
 use fake_etrade::{FakeConfig, Fault, OauthProblem};
 use runtime::etrade::Endpoint;
@@ -317,32 +318,12 @@ async fn prepare(s: &Sandbox, tool: &str) -> (Value, Target) {
             let id = *s.fake.alert_ids().first().expect("an alert left");
             return (json!({"alert_ids": [id]}), Target::Alert(id));
         }
-        other => example_args(other),
+        other => {
+            let ids = [("account_id_key".to_string(), json!(KEY))];
+            example_args(other, &ids.into_iter().collect())
+        }
     };
     (args, Target::None)
-}
-
-/// A read tool's first valid example from the spec, on the fixture account.
-fn example_args(tool: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/tools.yaml"))
-        .expect("read the spec");
-    let catalog = codegen::load(&text).unwrap_or_else(|e| panic!("spec: {e:?}"));
-    let t = catalog
-        .tools
-        .iter()
-        .find(|t| t.name == tool)
-        .unwrap_or_else(|| panic!("no tool {tool} in the spec"));
-    let mut args = t
-        .valid_examples
-        .first()
-        .cloned()
-        .unwrap_or_else(|| json!({}));
-    if let Some(obj) = args.as_object_mut()
-        && (obj.remove("accountIdKey").is_some() || obj.contains_key("account_id_key"))
-    {
-        obj.insert("account_id_key".into(), json!(KEY));
-    }
-    args
 }
 
 /// Whether the fake applied the mutation `tool` aimed at `target`.

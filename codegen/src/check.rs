@@ -29,6 +29,17 @@ const GROUPS: [&str; 5] = ["status", "accounts", "market", "orders", "alerts"];
 const BUILTIN_TYPES: [&str; 10] = [
     "string", "integer", "boolean", "decimal", "date", "datetime", "enum", "array", "object", "any",
 ];
+/// The constraint keys of scalar types (and enums' `values`): what a named scalar may declare.
+const SCALAR_KEYS: [&str; 8] = [
+    "min_length",
+    "max_length",
+    "pattern",
+    "minimum",
+    "maximum",
+    "greater_than",
+    "less_than",
+    "values",
+];
 /// Every tool may fail these ways, declared or not.
 const IMPLICIT_CODES: [&str; 2] = ["invalid_input", "internal_error"];
 
@@ -641,16 +652,7 @@ impl NodeCx<'_, '_> {
                 };
                 self.only(
                     def,
-                    &[
-                        "values",
-                        "min_length",
-                        "max_length",
-                        "pattern",
-                        "minimum",
-                        "maximum",
-                        "greater_than",
-                        "less_than",
-                    ],
+                    &SCALAR_KEYS,
                     "a named type (objects, enums and scalars)",
                 );
                 self.node(&wrapped, name, side).ty
@@ -662,23 +664,15 @@ impl NodeCx<'_, '_> {
 
     /// Complain about keys that do not apply to a node of this kind.
     fn only(&mut self, n: &Node, allowed: &[&str], kind: &str) {
-        let all = [
-            "min_length",
-            "max_length",
-            "pattern",
-            "minimum",
-            "maximum",
-            "greater_than",
-            "less_than",
-            "values",
+        let all = SCALAR_KEYS.into_iter().chain([
             "items",
             "min_items",
             "max_items",
             "fields",
             "rules",
             "extension_fields",
-        ];
-        let banned: Vec<&str> = all.into_iter().filter(|k| !allowed.contains(k)).collect();
+        ]);
+        let banned: Vec<&str> = all.filter(|k| !allowed.contains(k)).collect();
         self.reject(n, &banned, kind);
     }
 

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod canary;
+pub mod catalog;
 pub mod login;
 pub mod paper;
 pub mod sandbox;

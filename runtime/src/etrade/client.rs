@@ -117,21 +117,14 @@ impl EtradeHttp {
         signer: &Signer<'_>,
         request: &EtradeRequest,
     ) -> Result<Option<Value>, BrokerFailure> {
-        let url = request.url(&self.endpoints.api_base);
-        let text = self
-            .send(
-                signer,
-                request.method(),
-                &url,
-                &Extra::default(),
-                request.body.as_deref(),
-                request.module(),
-            )
-            .await?;
-        if text.trim().is_empty() {
+        let answer = self.api_answer(signer, request).await?;
+        if !answer.is_success() {
+            return Err(answer.failure());
+        }
+        if answer.body.trim().is_empty() {
             return Ok(None);
         }
-        serde_json::from_str(&text)
+        serde_json::from_str(&answer.body)
             .map(Some)
             .map_err(|_| BrokerFailure::Malformed)
     }

@@ -150,6 +150,18 @@ pub(crate) fn product_json(i: &Instrument, with_ids: bool) -> Value {
     Value::Object(p)
 }
 
+/// E*TRADE's `next` link: this request's query with `name` set to `value`.
+fn next_link(path: &str, q: &EtradeRequest, name: &str, value: String) -> String {
+    let mut pairs: Vec<(String, String)> = q
+        .query()
+        .iter()
+        .filter(|(k, _)| *k != name)
+        .map(|(k, v)| (k.to_string(), v.wire()))
+        .collect();
+    pairs.push((name.to_string(), value));
+    format!("{BASE_URL}{path}?{}", query_string(&pairs))
+}
+
 fn query_string(pairs: &[(String, String)]) -> String {
     pairs
         .iter()

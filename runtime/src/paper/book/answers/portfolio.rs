@@ -7,8 +7,8 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::{
-    BASE_URL, account, bool_param, count_param, invalid_param, ms, num, pct, positive_param,
-    product_json, query, query_string,
+    BASE_URL, account, bool_param, count_param, invalid_param, ms, next_link, num, pct,
+    positive_param, product_json, query,
 };
 use crate::paper::book::engine::{Ctx, cents, mark, touch};
 use crate::paper::book::state::{AccountRec, Instrument, LotRec, PositionRec, State};
@@ -326,19 +326,13 @@ pub(crate) fn portfolio(
         && let Some(obj) = ap.as_object_mut()
     {
         obj.insert("nextPageNo".into(), json!((page + 1).to_string()));
-        let mut pairs: Vec<(String, String)> = q
-            .query()
-            .iter()
-            .filter(|(k, _)| *k != "pageNumber")
-            .map(|(k, v)| (k.to_string(), v.wire()))
-            .collect();
-        pairs.push(("pageNumber".into(), (page + 1).to_string()));
         obj.insert(
             "next".into(),
-            json!(format!(
-                "{BASE_URL}/v1/accounts/{}/portfolio?{}",
-                a.key,
-                query_string(&pairs)
+            json!(next_link(
+                &format!("/v1/accounts/{}/portfolio", a.key),
+                q,
+                "pageNumber",
+                (page + 1).to_string()
             )),
         );
     }

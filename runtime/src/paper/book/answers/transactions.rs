@@ -5,8 +5,8 @@ use crate::etrade::EtradeRequest;
 use serde_json::{Value, json};
 
 use super::{
-    BASE_URL, account, count_param, date_param, invalid_param, ms, num, product_json, query,
-    query_string,
+    BASE_URL, account, count_param, date_param, invalid_param, ms, next_link, num, product_json,
+    query,
 };
 use crate::paper::book::state::{AccountRec, Instrument, State, TransactionRec, TxKind};
 use crate::paper::book::{PaperError, codes};
@@ -119,19 +119,13 @@ pub(crate) fn transactions(
     });
     if more && let Some(obj) = body.as_object_mut() {
         let marker = marker_of(last);
-        let mut pairs: Vec<(String, String)> = q
-            .query()
-            .iter()
-            .filter(|(k, _)| *k != "marker")
-            .map(|(k, v)| (k.to_string(), v.wire()))
-            .collect();
-        pairs.push(("marker".into(), marker.clone()));
         obj.insert(
             "next".into(),
-            json!(format!(
-                "{BASE_URL}/v1/accounts/{}/transactions?{}",
-                a.key,
-                query_string(&pairs)
+            json!(next_link(
+                &format!("/v1/accounts/{}/transactions", a.key),
+                q,
+                "marker",
+                marker.clone()
             )),
         );
         obj.insert("marker".into(), json!(marker));
