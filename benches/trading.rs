@@ -61,6 +61,9 @@ fn preview(id: &str, now: Timestamp) -> PreviewRecord {
         expires_at: now + jiff::SignedDuration::from_secs(600),
         used_at: None,
         used_by: None,
+        journal_id: None,
+        approval: None,
+        context: Default::default(),
     }
 }
 
@@ -127,6 +130,7 @@ fn main() {
                     trading_day: runtime::trading::calendar::trading_day(now),
                     daily_check: &check,
                     intent: &intent,
+                    approval_required: false,
                 })
                 .expect("claim");
             store

@@ -2,6 +2,7 @@
 //! validation, the trading policy, the market calendar, the redb store of previews, the
 //! mutation journal and daily usage, and reconciliation of uncertain outcomes.
 
+pub mod approval;
 pub mod body;
 pub mod calendar;
 pub mod desk;

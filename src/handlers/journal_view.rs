@@ -78,6 +78,11 @@ pub fn journal_entry(e: &JournalEntry) -> Value {
         "intent_at": i.intent_at.to_string(),
         "order": i.summary.as_ref().map(order_view),
         "outcome": outcome_view(&e.outcome),
+        "approval": e.approval.as_ref().map(|a| json!({
+            "decision": a.decision.as_str(),
+            "channel": a.channel.as_str(),
+            "at": a.at.to_string(),
+        })),
         "reconciliation": e.reconciliation.as_ref().map(|r| json!({
             "status": r.status.as_str(),
             "at": r.at.to_string(),

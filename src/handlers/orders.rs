@@ -6,6 +6,7 @@ use super::journal_view::journal_entry;
 use super::order_ticket::ticket;
 use super::{Handlers, data};
 use crate::generated;
+use runtime::contract::errors::ToolError;
 use runtime::contract::validation::{
     ClientProblem, ClientReason, PathSegment, client_validation_error,
 };
@@ -36,6 +37,19 @@ fn preview_data(p: &PreviewOutcome, order_id: Option<i64>) -> ToolResult {
         v["order_id"] = json!(id);
     }
     Ok(v)
+}
+
+/// When the profile wants a person's approval and the preview has none yet, ask for it
+/// (or say how to give it) before placing.
+async fn approve_first(
+    desk: &OrderDesk,
+    ctx: &CallContext,
+    preview_id: &str,
+) -> Result<(), ToolError> {
+    match desk.awaiting_approval(preview_id).await? {
+        Some(preview) => desk.ask_approval(&preview, ctx.ask.as_deref()).await,
+        None => Ok(()),
+    }
 }
 
 impl generated::OrdersHandlers for Handlers {
@@ -82,10 +96,11 @@ impl generated::OrdersHandlers for Handlers {
 
     async fn place_order(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         input: generated::PlaceOrderInput,
     ) -> ToolResult {
         let desk: &OrderDesk = &self.desk;
+        approve_first(desk, ctx, &input.preview_id).await?;
         let p = desk
             .place(&input.account_id_key, &input.preview_id, None)
             .await?;
@@ -126,10 +141,11 @@ impl generated::OrdersHandlers for Handlers {
 
     async fn place_change_order(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         input: generated::PlaceChangeOrderInput,
     ) -> ToolResult {
         let desk: &OrderDesk = &self.desk;
+        approve_first(desk, ctx, &input.preview_id).await?;
         let p = desk
             .place(
                 &input.account_id_key,

@@ -30,7 +30,7 @@ impl Transport {
 }
 
 /// What a handler knows about the call it serves.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CallContext {
     pub environment: Environment,
     pub profile: String,
@@ -39,6 +39,8 @@ pub struct CallContext {
     pub granted: Vec<&'static str>,
     /// Fires when the client cancels the request or the server shuts down.
     pub cancel: CancellationToken,
+    /// Asks the person at the client (approvals); `None` outside an MCP session.
+    pub ask: Option<std::sync::Arc<dyn crate::trading::approval::AskPerson>>,
 }
 
 impl CallContext {

@@ -78,6 +78,7 @@ impl McpServer {
         &self,
         request: CallToolRequestParams,
         ct: tokio_util::sync::CancellationToken,
+        peer: rmcp::service::Peer<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let o = &self.inner.options;
         let catalog = self.inner.dispatch.catalog();
@@ -103,6 +104,7 @@ impl McpServer {
             transport: o.transport,
             granted: o.granted.clone(),
             cancel: ct.clone(),
+            ask: Some(Arc::new(crate::mcp::ask::PeerAsk(peer))),
         };
         let args = request.arguments.unwrap_or_default();
         let outcome = tokio::select! {
@@ -183,7 +185,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context.ct.clone()).await
+        self.call(request, context.ct.clone(), context.peer.clone())
+            .await
     }
 }
 

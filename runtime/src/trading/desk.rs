@@ -3,6 +3,7 @@
 //! journals each mutation before and after it is sent, sends it once (never retried), and
 //! on an uncertain outcome reconciles against E*TRADE's own lists (see [`super::recovery`]).
 
+use super::approval;
 use super::body;
 use super::calendar;
 use super::order::OrderTicket;
@@ -122,6 +123,10 @@ fn claim_error(e: ClaimError) -> ToolError {
             "preview_used",
             "This preview was already placed; a preview places at most one order. Preview again for another order.",
         ),
+        ClaimError::NotApproved => ToolError::execution_disabled("The order was not approved."),
+        ClaimError::Rejected => ToolError::execution_disabled(
+            "A person rejected this order; it will not be placed. Preview it again if it should change.",
+        ),
         ClaimError::Policy(r) => refusal(&r),
         ClaimError::Store(s) => store_error(&s),
     }
@@ -176,6 +181,8 @@ impl Drop for InFlight {
         }
     }
 }
+
+mod approvals;
 
 impl OrderDesk {
     pub fn new(
@@ -288,8 +295,10 @@ impl OrderDesk {
             expires_at: created_at + self.policy.preview_ttl(),
             used_at: None,
             used_by: None,
+            journal_id: None,
+            approval: None,
+            context: self.preview_context(account_id_key, &broker).await,
         };
-        let stored = record.clone();
         let mut intent = self.intent(
             match change {
                 None => MutationKind::PreviewOrder,
@@ -307,10 +316,13 @@ impl OrderDesk {
             order_id: None,
             deleted_alert_ids: Vec::new(),
         };
-        blocking(&self.store, move |s| {
-            s.insert_preview(&stored)?;
+        let mut stored = record;
+        let record = blocking(&self.store, move |s| {
             let id = s.append_intent(&intent)?;
-            s.record_outcome(id, &outcome)
+            stored.journal_id = Some(id);
+            s.insert_preview(&stored)?;
+            s.record_outcome(id, &outcome)?;
+            Ok::<_, StoreError>(stored)
         })
         .await?
         .map_err(|e| store_error(&e))?;
@@ -345,6 +357,13 @@ impl OrderDesk {
         self.policy
             .check_session(&preview.summary, now)
             .map_err(|r| refusal(&r))?;
+        let approval_required = self.policy.approval_required();
+        if approval_required
+            && !approval::approves(preview.approval.as_ref(), &preview)
+            && preview.used_at.is_none()
+        {
+            return Err(self.not_approved(&preview));
+        }
 
         let kind = match change {
             None => PreviewKind::New,
@@ -380,6 +399,7 @@ impl OrderDesk {
                 trading_day: calendar::trading_day(now),
                 daily_check: &check,
                 intent: &intent,
+                approval_required,
             })
         })
         .await?

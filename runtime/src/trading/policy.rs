@@ -4,6 +4,7 @@
 //! Messages name the rule and may state the configured limit, but never echo what was
 //! submitted: the host already knows its own order, and logs should not collect it.
 
+use super::approval::{ApprovalMode, ChannelPolicy};
 use std::fmt;
 use std::str::FromStr;
 
@@ -64,6 +65,17 @@ pub struct TradingConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub preview_ttl_seconds: Option<u64>,
+    /// Whether a person approves each order and change before it is placed: "required"
+    /// (default in production) or "none" (default in sandbox and paper).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalMode>,
+    /// "any" (default: the client's elicitation form when it has one, else `etrade
+    /// approve`) or "out_of_band" (only `etrade approve` and the approval page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_channel: Option<ChannelPolicy>,
+    /// Serve the local approval page (default off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_page: Option<bool>,
 }
 
 /// A non-negative decimal written as a TOML string or integer. Floats are refused: a
@@ -133,6 +145,9 @@ pub struct TradingPolicy {
     max_daily_orders: Option<u32>,
     session_guard: bool,
     preview_ttl_seconds: u64,
+    approval: ApprovalMode,
+    approval_channel: ChannelPolicy,
+    approval_page: bool,
 }
 
 impl TradingPolicy {
@@ -155,7 +170,31 @@ impl TradingPolicy {
                 .preview_ttl_seconds
                 .unwrap_or(DEFAULT_PREVIEW_TTL_SECONDS)
                 .clamp(*PREVIEW_TTL_RANGE.start(), *PREVIEW_TTL_RANGE.end()),
+            // Sandbox and paper orders cannot lose money; a person in the loop there is a
+            // rehearsal, asked for explicitly.
+            approval: config
+                .approval
+                .unwrap_or(if environment == Environment::Production {
+                    ApprovalMode::Required
+                } else {
+                    ApprovalMode::None
+                }),
+            approval_channel: config.approval_channel.unwrap_or(ChannelPolicy::Any),
+            approval_page: config.approval_page.unwrap_or(false),
         }
+    }
+
+    /// Whether a person approves each placement.
+    pub fn approval_required(&self) -> bool {
+        self.approval == ApprovalMode::Required
+    }
+
+    pub fn approval_channel(&self) -> ChannelPolicy {
+        self.approval_channel
+    }
+
+    pub fn approval_page(&self) -> bool {
+        self.approval_page
     }
 
     /// How long after a preview it may still be placed.
@@ -180,6 +219,9 @@ impl TradingPolicy {
             "max_daily_orders": self.max_daily_orders,
             "session_guard": self.session_guard,
             "preview_ttl_seconds": self.preview_ttl_seconds,
+            "approval": self.approval.as_str(),
+            "approval_channel": self.approval_channel.as_str(),
+            "approval_page": self.approval_page,
         })
     }
 
@@ -399,10 +441,12 @@ mod tests {
         for env in [Environment::Paper, Environment::Sandbox] {
             let p = TradingPolicy::resolve(None, env);
             assert!(!p.session_guard(), "{env}");
+            assert!(!p.approval_required(), "{env}");
             assert_eq!(p.preview_ttl(), SignedDuration::from_secs(180));
         }
         let p = TradingPolicy::resolve(None, Environment::Production);
         assert!(p.session_guard());
+        assert!(p.approval_required());
         assert_eq!(
             p.describe(),
             json!({
@@ -413,6 +457,9 @@ mod tests {
                 "max_daily_orders": null,
                 "session_guard": true,
                 "preview_ttl_seconds": 180,
+                "approval": "required",
+                "approval_channel": "any",
+                "approval_page": false,
             })
         );
         // An empty table is the same as none.
@@ -458,6 +505,9 @@ mod tests {
             max_daily_orders: Some(5),
             session_guard: Some(false),
             preview_ttl_seconds: Some(60),
+            approval: Some(ApprovalMode::Required),
+            approval_channel: Some(ChannelPolicy::OutOfBand),
+            approval_page: Some(true),
         });
         assert_eq!(
             p.describe(),
@@ -469,6 +519,9 @@ mod tests {
                 "max_daily_orders": 5,
                 "session_guard": false,
                 "preview_ttl_seconds": 60,
+                "approval": "required",
+                "approval_channel": "out_of_band",
+                "approval_page": true,
             })
         );
     }
@@ -685,7 +738,7 @@ mod tests {
     #[test]
     fn parses_trading_table() {
         let parsed = trading(
-            "[profiles.default]\nenvironment = \"production\"\n\n[profiles.default.trading]\nallowed_accounts = [\"abc\", \"def\"]\nmax_order_quantity = 100\nmax_order_notional = \"25000.00\"\nmax_daily_notional = 100000\nmax_daily_orders = 20\nsession_guard = false\npreview_ttl_seconds = 60\n",
+            "[profiles.default]\nenvironment = \"production\"\n\n[profiles.default.trading]\nallowed_accounts = [\"abc\", \"def\"]\nmax_order_quantity = 100\nmax_order_notional = \"25000.00\"\nmax_daily_notional = 100000\nmax_daily_orders = 20\nsession_guard = false\npreview_ttl_seconds = 60\napproval = \"required\"\napproval_channel = \"out_of_band\"\napproval_page = true\n",
         )
         .expect("valid");
         assert_eq!(
@@ -698,6 +751,9 @@ mod tests {
                 max_daily_orders: Some(20),
                 session_guard: Some(false),
                 preview_ttl_seconds: Some(60),
+                approval: Some(ApprovalMode::Required),
+                approval_channel: Some(ChannelPolicy::OutOfBand),
+                approval_page: Some(true),
             })
         );
         assert_eq!(

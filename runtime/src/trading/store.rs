@@ -28,6 +28,10 @@ use super::types::{
     PreviewRecord, Reconciliation,
 };
 
+mod approvals;
+
+pub use approvals::{ApprovalError, DecisionFor};
+
 const PREVIEWS: TableDefinition<&str, &str> = TableDefinition::new("previews");
 const JOURNAL: TableDefinition<u64, &str> = TableDefinition::new("journal");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -69,6 +73,10 @@ pub enum ClaimError {
     Expired,
     #[error("the preview has already been used to place an order")]
     AlreadyUsed,
+    #[error("a person has not approved this preview")]
+    NotApproved,
+    #[error("a person rejected this preview")]
+    Rejected,
     #[error("{}", .0.message)]
     Policy(PolicyRefusal),
     #[error(transparent)]
@@ -92,6 +100,8 @@ pub struct PreviewClaim<'a> {
     pub daily_check: &'a (dyn Fn(&DailyUsage, &OrderSummary) -> Result<(), PolicyRefusal> + Sync),
     /// Journal intent appended in the same transaction.
     pub intent: &'a JournalIntent,
+    /// A person must have approved the preview.
+    pub approval_required: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,6 +210,14 @@ impl TradingStore {
             }
             if preview.used_at.is_some() || preview.used_by.is_some() {
                 return Err(ClaimError::AlreadyUsed);
+            }
+            if claim.approval_required
+                && !crate::trading::approval::approves(preview.approval.as_ref(), &preview)
+            {
+                return Err(match preview.approval.as_ref().map(|a| a.decision) {
+                    Some(crate::trading::approval::Decision::Rejected) => ClaimError::Rejected,
+                    _ => ClaimError::NotApproved,
+                });
             }
 
             let key = usage_key(
@@ -508,6 +526,7 @@ fn append_entry(txn: &WriteTransaction, intent: &JournalIntent) -> Result<u64, S
         intent: intent.clone(),
         outcome: Outcome::Pending,
         reconciliation: None,
+        approval: None,
     };
     let json = encode(&entry)?;
     journal.insert(id, json.as_str()).db()?;
@@ -566,6 +585,7 @@ mod tests {
     use rust_decimal::Decimal;
 
     use super::*;
+    use crate::trading::approval::{Channel, Decision};
     use crate::trading::types::{LegSummary, MutationKind, ReconcileStatus};
 
     const DAY: Date = date(2025, 3, 14);
@@ -618,6 +638,9 @@ mod tests {
             expires_at: at(180),
             used_at: None,
             used_by: None,
+            journal_id: None,
+            approval: None,
+            context: Default::default(),
         }
     }
 
@@ -666,6 +689,7 @@ mod tests {
             trading_day: DAY,
             daily_check: check,
             intent,
+            approval_required: false,
         }
     }
 
@@ -1266,5 +1290,122 @@ mod tests {
             store.append_intent(&intent),
             Err(StoreError::Corrupt)
         ));
+    }
+
+    fn decide(
+        store: &TradingStore,
+        id: &str,
+        decision: Decision,
+    ) -> Result<PreviewRecord, ApprovalError> {
+        store.record_decision(&DecisionFor {
+            preview_id: id,
+            environment: "sandbox",
+            profile: "default",
+            decision,
+            channel: Channel::Terminal,
+            now: at(5),
+        })
+    }
+
+    #[test]
+    fn an_approval_is_bound_to_its_preview_and_used_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TradingStore::open(dir.path().join("t.redb")).unwrap();
+        let journal_id = store
+            .append_intent(&intent("sandbox", MutationKind::PreviewOrder))
+            .unwrap();
+        let mut a = preview("A", PreviewKind::New);
+        a.journal_id = Some(journal_id);
+        store.insert_preview(&a).unwrap();
+        store
+            .insert_preview(&preview("B", PreviewKind::New))
+            .unwrap();
+        let place = intent("sandbox", MutationKind::PlaceOrder);
+        let required = |id: &'static str| PreviewClaim {
+            approval_required: true,
+            ..claim(id, &place, &allow)
+        };
+
+        assert!(matches!(
+            store.claim_preview(&required("A")),
+            Err(ClaimError::NotApproved)
+        ));
+        let waiting: Vec<String> = store
+            .awaiting_decision("sandbox", "default", at(5))
+            .unwrap()
+            .into_iter()
+            .map(|p| p.preview_id)
+            .collect();
+        assert_eq!(waiting, ["A", "B"]);
+
+        let approved = decide(&store, "A", Decision::Approved).unwrap();
+        assert_eq!(
+            approved.approval.as_ref().map(|r| r.decision),
+            Some(Decision::Approved)
+        );
+        let entry = store.journal_entry(journal_id).unwrap().unwrap();
+        assert_eq!(entry.approval.map(|r| r.channel), Some(Channel::Terminal));
+        assert!(matches!(
+            decide(&store, "A", Decision::Rejected),
+            Err(ApprovalError::AlreadyDecided(Decision::Approved))
+        ));
+        // A's approval lets nothing else through.
+        assert!(matches!(
+            store.claim_preview(&required("B")),
+            Err(ClaimError::NotApproved)
+        ));
+        store.claim_preview(&required("A")).unwrap();
+        assert!(matches!(
+            store.claim_preview(&required("A")),
+            Err(ClaimError::AlreadyUsed)
+        ));
+        assert!(matches!(
+            decide(&store, "A", Decision::Approved),
+            Err(ApprovalError::AlreadyUsed)
+        ));
+
+        decide(&store, "B", Decision::Rejected).unwrap();
+        assert!(matches!(
+            store.claim_preview(&required("B")),
+            Err(ClaimError::Rejected)
+        ));
+        assert!(
+            store
+                .awaiting_decision("sandbox", "default", at(5))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(matches!(
+            decide(&store, "missing", Decision::Approved),
+            Err(ApprovalError::NotFound)
+        ));
+    }
+
+    #[test]
+    fn an_expired_or_foreign_preview_cannot_be_decided() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TradingStore::open(dir.path().join("t.redb")).unwrap();
+        store
+            .insert_preview(&preview("A", PreviewKind::New))
+            .unwrap();
+        let late = store.record_decision(&DecisionFor {
+            preview_id: "A",
+            environment: "sandbox",
+            profile: "default",
+            decision: Decision::Approved,
+            channel: Channel::Page,
+            now: at(180),
+        });
+        assert!(matches!(late, Err(ApprovalError::Expired)));
+        let foreign = store.record_decision(&DecisionFor {
+            preview_id: "A",
+            environment: "production",
+            profile: "default",
+            decision: Decision::Approved,
+            channel: Channel::Page,
+            now: at(5),
+        });
+        assert!(matches!(foreign, Err(ApprovalError::OtherEnvironment)));
+        assert!(store.preview("A").unwrap().unwrap().approval.is_none());
     }
 }

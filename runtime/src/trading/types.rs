@@ -81,6 +81,15 @@ pub struct PreviewRecord {
     pub used_at: Option<Timestamp>,
     /// The journal entry of the placement that used it.
     pub used_by: Option<u64>,
+    /// The preview's own journal entry (its audit trail).
+    #[serde(default)]
+    pub journal_id: Option<u64>,
+    /// A person's decision on it, when one was asked for.
+    #[serde(default)]
+    pub approval: Option<super::approval::ApprovalRecord>,
+    /// What a person approving it is shown besides the order.
+    #[serde(default)]
+    pub context: super::approval::PreviewContext,
 }
 
 /// What a journal entry records: a mutation, or a stored preview (journaled for the audit
@@ -188,6 +197,9 @@ pub struct JournalEntry {
     pub intent: JournalIntent,
     pub outcome: Outcome,
     pub reconciliation: Option<Reconciliation>,
+    /// A preview's entry: the person's decision on it.
+    #[serde(default)]
+    pub approval: Option<super::approval::ApprovalRecord>,
 }
 
 /// Counters the per-day policy limits read, per environment/profile/account and

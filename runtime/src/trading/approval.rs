@@ -1,0 +1,290 @@
+//! A person's approval of one stored preview before it is placed.
+//!
+//! An approval is part of the preview's record: bound to that preview (its id, the hash of
+//! its arguments, its account, environment and profile), used up with it, and expiring with
+//! it. It is also written into the preview's journal entry. Nothing the model can send
+//! approves: approvals are recorded only by the channels here — the MCP client's own
+//! elicitation form, `etrade approve` on a terminal, and the local approval page.
+
+use super::types::{OrderSummary, PreviewRecord};
+use jiff::Timestamp;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// `approval` in `[profiles.NAME.trading]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Orders are placed as soon as the agent asks (sandbox and paper by default).
+    None,
+    /// A person approves each order and change before it is placed (production default).
+    Required,
+}
+
+impl ApprovalMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalMode::None => "none",
+            ApprovalMode::Required => "required",
+        }
+    }
+}
+
+/// `approval_channel` in `[profiles.NAME.trading]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelPolicy {
+    /// The client's elicitation form when it has one, else out of band.
+    Any,
+    /// Only `etrade approve` (and the approval page): for hosts that let scripts answer
+    /// elicitations.
+    OutOfBand,
+}
+
+impl ChannelPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelPolicy::Any => "any",
+            ChannelPolicy::OutOfBand => "out_of_band",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Approved,
+    Rejected,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Approved => "approved",
+            Decision::Rejected => "rejected",
+        }
+    }
+}
+
+/// How the person answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The MCP client's elicitation form.
+    Elicitation,
+    /// `etrade approve` on a terminal.
+    Terminal,
+    /// The local approval page.
+    Page,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Elicitation => "elicitation",
+            Channel::Terminal => "terminal",
+            Channel::Page => "page",
+        }
+    }
+}
+
+/// A recorded decision on one preview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    pub decision: Decision,
+    pub channel: Channel,
+    pub at: Timestamp,
+    /// The preview's arguments hash when it was decided: an approval never covers other
+    /// arguments.
+    pub arguments_hash: String,
+}
+
+/// What a person is shown, besides the order itself: E*TRADE's view of it at preview time.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewContext {
+    /// The account's nickname in E*TRADE's account list.
+    pub account_name: Option<String>,
+    /// The last four digits of E*TRADE's account number.
+    pub account_last4: Option<String>,
+    pub estimated_total: Option<Decimal>,
+    pub commission: Option<Decimal>,
+    /// E*TRADE's messages about the order (sanitized broker text).
+    pub warnings: Vec<String>,
+}
+
+/// Whether `record` approves placing `preview` now.
+pub fn approves(record: Option<&ApprovalRecord>, preview: &PreviewRecord) -> bool {
+    record.is_some_and(|a| {
+        a.decision == Decision::Approved && a.arguments_hash == preview.arguments_hash
+    })
+}
+
+/// The plain-words summary every channel shows.
+pub fn summary(p: &PreviewRecord) -> String {
+    let c = &p.context;
+    let mut out = String::new();
+    let account = match (&c.account_name, &c.account_last4) {
+        (Some(n), Some(l)) if !n.is_empty() => format!("{n} (…{l})"),
+        (_, Some(l)) => format!("…{l}"),
+        _ => p.account_id_key.clone(),
+    };
+    let _ = writeln!(
+        out,
+        "Account: {account} — {} / {}",
+        p.environment, p.profile
+    );
+    let _ = writeln!(out, "Order: {}", order_words(&p.summary));
+    if let Some(t) = c.estimated_total {
+        let _ = writeln!(out, "E*TRADE's estimated total: ${t}");
+    }
+    if let Some(f) = c.commission {
+        let _ = writeln!(out, "Commission: ${f}");
+    }
+    for w in &c.warnings {
+        let _ = writeln!(out, "E*TRADE says: {w}");
+    }
+    let _ = write!(out, "Preview {} expires at {}", p.preview_id, p.expires_at);
+    out
+}
+
+/// `BUY 10 AAPL, LIMIT 170.00, GOOD_FOR_DAY, REGULAR session`.
+fn order_words(s: &OrderSummary) -> String {
+    let legs: Vec<String> = s
+        .legs
+        .iter()
+        .map(|l| {
+            let mut leg = format!("{} {} {}", l.order_action, l.quantity, l.symbol);
+            if let (Some(cp), Some(exp), Some(strike)) = (&l.call_put, l.expiration, l.strike_price)
+            {
+                let _ = write!(leg, " {exp} {strike} {cp}");
+            }
+            leg
+        })
+        .collect();
+    let mut price = s.price_type.clone();
+    if let Some(l) = s.limit_price {
+        let _ = write!(price, " limit {l}");
+    }
+    if let Some(st) = s.stop_price {
+        let _ = write!(price, " stop {st}");
+    }
+    let aon = if s.all_or_none { ", all or none" } else { "" };
+    format!(
+        "{} — {price}, {}, {} session{aon}",
+        legs.join(" + "),
+        s.order_term,
+        s.market_session
+    )
+}
+
+/// The person's answer to an elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// They submitted the form; `true` when they ticked "place it".
+    Accept(bool),
+    Decline,
+    /// Cancelled, dismissed, timed out, or the client failed.
+    NoAnswer,
+}
+
+pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
+
+/// A way to ask the person at the MCP client, through the client's elicitation form.
+pub trait AskPerson: Send + Sync {
+    /// Whether the client declared form elicitation.
+    fn can_ask(&self) -> bool;
+    /// Show `message` with one boolean, `field`, to place the order; wait at most `within`.
+    fn confirm<'a>(&'a self, message: String, field: &'a str, within: Duration) -> AskFuture<'a>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trading::types::{LegSummary, PreviewKind};
+
+    fn preview() -> PreviewRecord {
+        PreviewRecord {
+            preview_id: "p1".into(),
+            kind: PreviewKind::New,
+            environment: "production".into(),
+            profile: "default".into(),
+            account_id_key: "k".into(),
+            order_fields: String::new(),
+            broker_preview_ids: Vec::new(),
+            arguments_hash: "h1".into(),
+            client_order_id: "c".into(),
+            summary: OrderSummary {
+                order_type: "EQ".into(),
+                price_type: "LIMIT".into(),
+                order_term: "GOOD_FOR_DAY".into(),
+                market_session: "REGULAR".into(),
+                limit_price: Some(Decimal::new(17000, 2)),
+                stop_price: None,
+                all_or_none: false,
+                legs: vec![LegSummary {
+                    symbol: "AAPL".into(),
+                    security_type: "EQ".into(),
+                    order_action: "BUY".into(),
+                    quantity: Decimal::from(10),
+                    call_put: None,
+                    expiration: None,
+                    strike_price: None,
+                }],
+                estimated_notional: None,
+            },
+            created_at: Timestamp::UNIX_EPOCH,
+            expires_at: Timestamp::UNIX_EPOCH,
+            used_at: None,
+            used_by: None,
+            journal_id: None,
+            approval: None,
+            context: PreviewContext {
+                account_name: Some("Trading".into()),
+                account_last4: Some("0429".into()),
+                estimated_total: Some(Decimal::new(170499, 2)),
+                commission: Some(Decimal::new(499, 2)),
+                warnings: vec!["Market is closed.".into()],
+            },
+        }
+    }
+
+    #[test]
+    fn the_summary_names_everything_a_person_needs() {
+        let s = summary(&preview());
+        for part in [
+            "Trading (…0429)",
+            "BUY 10 AAPL",
+            "LIMIT limit 170.00",
+            "GOOD_FOR_DAY",
+            "REGULAR session",
+            "$1704.99",
+            "Commission: $4.99",
+            "E*TRADE says: Market is closed.",
+            "Preview p1",
+        ] {
+            assert!(s.contains(part), "{part} missing from:\n{s}");
+        }
+    }
+
+    #[test]
+    fn an_approval_covers_only_its_own_arguments() {
+        let p = preview();
+        let mut a = ApprovalRecord {
+            decision: Decision::Approved,
+            channel: Channel::Terminal,
+            at: Timestamp::UNIX_EPOCH,
+            arguments_hash: "h1".into(),
+        };
+        assert!(approves(Some(&a), &p));
+        a.arguments_hash = "h2".into();
+        assert!(!approves(Some(&a), &p));
+        a.arguments_hash = "h1".into();
+        a.decision = Decision::Rejected;
+        assert!(!approves(Some(&a), &p));
+        assert!(!approves(None, &p));
+    }
+}

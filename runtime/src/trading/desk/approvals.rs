@@ -1,0 +1,175 @@
+//! The desk's side of approvals: what a preview shows a person, asking through the MCP
+//! client's form, recording decisions, and the refusal that says how to approve.
+
+use super::{OrderDesk, blocking, store_error};
+use crate::contract::broker_message::{KnownSecrets, sanitize};
+use crate::contract::errors::ToolError;
+use crate::etrade::models::accounts::AccountList;
+use crate::etrade::models::order_entry::BrokerPreview;
+use crate::etrade::{Endpoint, EtradeRequest};
+use crate::trading::approval::{
+    self, Answer, AskPerson, Channel, ChannelPolicy, Decision, PreviewContext,
+};
+use crate::trading::store::{ApprovalError, DecisionFor};
+use crate::trading::types::PreviewRecord;
+use std::time::Duration;
+
+/// The elicitation form's one field.
+const PLACE_FIELD: &str = "place_order";
+
+impl OrderDesk {
+    /// E*TRADE's view of a preview that a person approving it sees. The account's name
+    /// costs one account-list request, made only when approvals are required.
+    pub(super) async fn preview_context(
+        &self,
+        account_id_key: &str,
+        broker: &BrokerPreview,
+    ) -> PreviewContext {
+        let mut context = PreviewContext {
+            account_name: None,
+            account_last4: None,
+            estimated_total: broker.estimated_total(),
+            commission: broker.total_commission,
+            warnings: broker
+                .messages
+                .iter()
+                .chain(broker.order.iter().flat_map(|o| o.messages.iter()))
+                .filter_map(|m| sanitize(m.description.as_deref(), &KnownSecrets::default()))
+                .collect(),
+        };
+        if !self.policy.approval_required() {
+            return context;
+        }
+        let listed = self
+            .session
+            .call(&EtradeRequest::read(Endpoint::AccountList))
+            .await
+            .ok()
+            .and_then(|body| AccountList::from_wire(body).ok());
+        let account = listed
+            .iter()
+            .flat_map(|l| l.accounts.iter())
+            .find(|a| a.account_id_key == account_id_key);
+        if let Some(a) = account {
+            context.account_name = a.account_name.clone().filter(|n| !n.is_empty());
+            context.account_last4 = Some(last4(&a.account_id));
+        } else if let Some(id) = &broker.account_id {
+            context.account_last4 = Some(last4(id));
+        }
+        context
+    }
+
+    /// The stored preview, when a person still has to decide on it before it is placed.
+    /// `None` when no approval is required, or the preview is decided, used, unknown or
+    /// another profile's (placing it then reports why).
+    pub async fn awaiting_approval(
+        &self,
+        preview_id: &str,
+    ) -> Result<Option<PreviewRecord>, ToolError> {
+        if !self.policy.approval_required() {
+            return Ok(None);
+        }
+        let id = preview_id.to_string();
+        let found = blocking(&self.store, move |s| s.preview(&id))
+            .await?
+            .map_err(|e| store_error(&e))?;
+        Ok(found.filter(|p| {
+            p.environment == self.environment
+                && p.profile == self.profile
+                && p.used_at.is_none()
+                && p.approval.is_none()
+                && (self.clock)() < p.expires_at
+        }))
+    }
+
+    /// Ask the person through the client's form when the policy allows and the client
+    /// can, and record their answer. Without a form, or without an answer, the refusal says
+    /// how to approve out of band.
+    pub async fn ask_approval(
+        &self,
+        preview: &PreviewRecord,
+        ask: Option<&dyn AskPerson>,
+    ) -> Result<(), ToolError> {
+        let asker =
+            ask.filter(|a| a.can_ask() && self.policy.approval_channel() == ChannelPolicy::Any);
+        let Some(asker) = asker else {
+            return Err(self.not_approved(preview));
+        };
+        let within = preview
+            .expires_at
+            .duration_since((self.clock)())
+            .try_into()
+            .unwrap_or(Duration::ZERO);
+        let message = format!(
+            "Place this order?\n\n{}\n\nTick \"{PLACE_FIELD}\" and submit to place it; decline to refuse it.",
+            approval::summary(preview)
+        );
+        let decision = match asker.confirm(message, PLACE_FIELD, within).await {
+            Answer::Accept(true) => Decision::Approved,
+            Answer::Accept(false) | Answer::Decline => Decision::Rejected,
+            Answer::NoAnswer => {
+                return Err(ToolError::execution_disabled("The order was not approved."));
+            }
+        };
+        self.decide(&preview.preview_id, decision, Channel::Elicitation)
+            .await
+            .map_err(|e| {
+                ToolError::execution_disabled(&format!("The order was not approved: {e}."))
+            })?;
+        match decision {
+            Decision::Approved => Ok(()),
+            Decision::Rejected => Err(ToolError::execution_disabled("The order was not approved.")),
+        }
+    }
+
+    /// Record a person's decision on one of this desk's previews.
+    pub async fn decide(
+        &self,
+        preview_id: &str,
+        decision: Decision,
+        channel: Channel,
+    ) -> Result<PreviewRecord, ApprovalError> {
+        let (id, env, profile, now) = (
+            preview_id.to_string(),
+            self.environment.clone(),
+            self.profile.clone(),
+            (self.clock)(),
+        );
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || {
+            store.record_decision(&DecisionFor {
+                preview_id: &id,
+                environment: &env,
+                profile: &profile,
+                decision,
+                channel,
+                now,
+            })
+        })
+        .await
+        .map_err(|_| {
+            ApprovalError::Store(crate::trading::store::StoreError::Database(
+                "the approval task failed".into(),
+            ))
+        })?
+    }
+
+    /// The refusal of an unapproved placement: how a person approves it.
+    pub(super) fn not_approved(&self, preview: &PreviewRecord) -> ToolError {
+        let command = approve_command(&preview.preview_id, &self.environment, &self.profile);
+        ToolError::execution_disabled(&format!(
+            "This order waits for a person's approval. Ask the user to run `{command}` in a terminal on this computer, then call place_order again with the same preview_id (it expires at {}).",
+            preview.expires_at
+        ))
+    }
+}
+
+/// The command that approves `preview_id` for this environment and profile.
+pub fn approve_command(preview_id: &str, environment: &str, profile: &str) -> String {
+    format!("etrade approve {preview_id} --environment {environment} --profile {profile}")
+}
+
+fn last4(id: &str) -> String {
+    let digits: Vec<char> = id.chars().collect();
+    digits[digits.len().saturating_sub(4)..].iter().collect()
+}
