@@ -1,5 +1,6 @@
 //! Command-line definitions and the commands behind them.
 
+mod approve;
 mod auth;
 mod doctor;
 mod output;
@@ -45,6 +46,34 @@ enum Command {
     },
     /// Check the setup: config, state folder, keyring, credentials, clock, permissions.
     Doctor(doctor::DoctorArgs),
+    /// Approve (or reject) a previewed order so the agent can place it; list the previews
+    /// waiting; set the approval PIN.
+    Approve(ApproveArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ApproveArgs {
+    /// The preview_id that place_order named.
+    preview_id: Option<String>,
+    /// Approve without asking y/N (for a script that showed the summary). The PIN, when
+    /// set, is still asked.
+    #[arg(long, conflicts_with_all = ["reject", "list", "set_pin"])]
+    yes: bool,
+    /// Reject it: it will never be placed.
+    #[arg(long, conflicts_with_all = ["list", "set_pin"])]
+    reject: bool,
+    /// List the previews waiting for approval.
+    #[arg(long, conflicts_with_all = ["preview_id", "set_pin"])]
+    list: bool,
+    /// Set or change the approval PIN (asked by this command and the approval page).
+    #[arg(long, conflicts_with = "preview_id")]
+    set_pin: bool,
+    /// Environment of the preview (default: the profile's).
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml.
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -255,6 +284,19 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 PaperCommand::Status => paper::status(&setup),
                 PaperCommand::Advance { duration } => paper::advance(&setup, &duration),
             }
+        }
+        Command::Approve(args) => {
+            let setup = setup::Setup::resolve(args.environment.map(Into::into), args.profile)?;
+            approve::run(
+                &setup,
+                &approve::ApproveRequest {
+                    preview_id: args.preview_id.as_deref(),
+                    yes: args.yes,
+                    reject: args.reject,
+                    list: args.list,
+                    set_pin: args.set_pin,
+                },
+            )
         }
         Command::Tools(args) => Ok(match args.command {
             None => tools::list(),

@@ -3,6 +3,7 @@
 //! mutation journal and daily usage, and reconciliation of uncertain outcomes.
 
 pub mod approval;
+pub mod approval_pin;
 pub mod body;
 pub mod calendar;
 pub mod desk;

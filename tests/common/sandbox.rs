@@ -22,6 +22,8 @@ pub const STDOUT_LOG: &str = "server-stdout.log";
 
 pub struct Sandbox {
     pub fake: FakeEtrade,
+    /// The config.toml profile the server runs (environment `sandbox`).
+    pub profile: String,
     pub client: Client,
     pub home: tempfile::TempDir,
     pub token: String,
@@ -83,6 +85,7 @@ impl Sandbox {
         let canaries = login.canaries();
         Sandbox {
             fake,
+            profile: login.profile.clone(),
             client,
             home,
             token: login.token.clone(),
@@ -113,6 +116,68 @@ impl Sandbox {
             .into_iter()
             .filter(|r| pattern.matches(&r.method, &r.endpoint))
             .collect()
+    }
+}
+
+impl Sandbox {
+    /// A second `etrade serve` on this sandbox's home and profile, with its own MCP client
+    /// (`handler` answers the server's requests, e.g. elicitations). Killed when dropped.
+    pub async fn serve_another<H: rmcp::ClientHandler>(
+        &self,
+        handler: H,
+        flags: &[&str],
+    ) -> (
+        rmcp::service::RunningService<rmcp::RoleClient, H>,
+        tokio::process::Child,
+    ) {
+        use rmcp::ServiceExt;
+        let mut args = vec!["serve", "--profile", self.profile.as_str()];
+        args.extend_from_slice(flags);
+        let mut cmd = super::command(&self.home, &args);
+        cmd.envs([
+            ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
+            ("ETRADE_MCP_RATE_SCALE", "1000"),
+            ("ETRADE_MCP_HTTP_TIMEOUT_MS", "3000"),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log_file(
+            self.home.path(),
+            "second-server-stderr.log",
+        )));
+        let mut child = cmd.spawn().expect("spawn etrade serve");
+        let stdout = child.stdout.take().expect("stdout piped");
+        let stdin = child.stdin.take().expect("stdin piped");
+        let client = handler
+            .serve((stdout, stdin))
+            .await
+            .expect("initialize over stdio");
+        (client, child)
+    }
+
+    /// `etrade ARGS` on this sandbox's home and profile, with `stdin` as its input.
+    pub async fn cli(&self, args: &[&str], stdin: &str) -> std::process::Output {
+        use tokio::io::AsyncWriteExt;
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend([
+            "--environment",
+            "sandbox",
+            "--profile",
+            self.profile.as_str(),
+        ]);
+        let mut child = super::command(&self.home, &all)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn etrade");
+        if let Some(mut input) = child.stdin.take() {
+            input
+                .write_all(stdin.as_bytes())
+                .await
+                .expect("write stdin");
+        }
+        child.wait_with_output().await.expect("etrade output")
     }
 }
 

@@ -362,7 +362,10 @@ impl OrderDesk {
             && !approval::approves(preview.approval.as_ref(), &preview)
             && preview.used_at.is_none()
         {
-            return Err(self.not_approved(&preview));
+            return Err(match preview.approval.as_ref().map(|a| a.decision) {
+                Some(approval::Decision::Rejected) => claim_error(ClaimError::Rejected),
+                _ => self.not_approved(&preview),
+            });
         }
 
         let kind = match change {

@@ -1,0 +1,314 @@
+//! A person approves each live order: against the fake E*TRADE over MCP, with the profile's
+//! `approval = "required"`. Out of band (`etrade approve` in another process), through the
+//! client's elicitation form (an rmcp client that accepts, declines or never answers), with
+//! a PIN, and one approval never letting another preview through.
+
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::sandbox::Sandbox;
+use fake_etrade::FakeConfig;
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ErrorData, Implementation, ProtocolVersion,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const KEY: &str = "JIdOIAcSpwR1Jva7RQBraQ";
+const PLACE: &str = "POST /v1/accounts/*/orders/place";
+const REQUIRED: &str = "[profiles.{profile}.trading]\napproval = \"required\"\n";
+
+async fn sandbox(name: &str, toml: &str) -> Sandbox {
+    let config = FakeConfig::new(
+        common::sandbox::CONSUMER_KEY,
+        common::sandbox::CONSUMER_SECRET,
+    );
+    Sandbox::start_opts(name, config, &["--allow-trading"], toml).await
+}
+
+fn order(limit: &str) -> Value {
+    json!({"order_type": "EQ", "symbol": "AAPL", "order_action": "BUY", "quantity": "7",
+        "price_type": "LIMIT", "limit_price": limit})
+}
+
+async fn preview(s: &Sandbox, limit: &str) -> String {
+    let (err, p) = s
+        .call(
+            "preview_order",
+            json!({"account_id_key": KEY, "request": order(limit)}),
+        )
+        .await;
+    assert!(!err, "{p}");
+    p["data"]["preview_id"]
+        .as_str()
+        .expect("preview_id")
+        .to_string()
+}
+
+async fn place(s: &Sandbox, id: &str) -> (bool, Value) {
+    s.call(
+        "place_order",
+        json!({"account_id_key": KEY, "preview_id": id}),
+    )
+    .await
+}
+
+fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[tokio::test]
+async fn out_of_band_approval_places_exactly_once() {
+    let s = sandbox("appr-oob", REQUIRED).await;
+    let (_, status) = s.call("server_status", json!({})).await;
+    assert_eq!(status["data"]["trading_policy"]["approval"], "required");
+
+    let id = preview(&s, "170.00").await;
+    let (err, p) = place(&s, &id).await;
+    assert!(err, "{p}");
+    assert_eq!(p["error"]["code"], "execution_disabled", "{p}");
+    let message = p["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("etrade approve {id}")),
+        "{message}"
+    );
+    assert_eq!(s.requests_on(PLACE).len(), 0, "nothing may reach E*TRADE");
+
+    let listed = s.cli(&["approve", "--list"], "").await;
+    assert!(listed.status.success(), "{}", text(&listed));
+    assert!(text(&listed).contains(&id) && text(&listed).contains("BUY 7 AAPL"));
+
+    // Without a terminal, only --yes approves (the caller showed the summary).
+    let refused = s.cli(&["approve", &id], "y\n").await;
+    assert!(!refused.status.success(), "{}", text(&refused));
+    let approved = s.cli(&["approve", &id, "--yes"], "").await;
+    assert!(approved.status.success(), "{}", text(&approved));
+    let shown = text(&approved);
+    for part in [
+        "BUY 7 AAPL",
+        "LIMIT limit 170.00",
+        "GOOD_FOR_DAY",
+        "Approved",
+    ] {
+        assert!(shown.contains(part), "{part}: {shown}");
+    }
+
+    let (err, p) = place(&s, &id).await;
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+    let (err, p) = place(&s, &id).await;
+    assert!(err, "placed twice: {p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+    let again = s.cli(&["approve", &id, "--yes"], "").await;
+    assert!(!again.status.success(), "{}", text(&again));
+
+    let (_, j) = s.call("list_order_journal", json!({"limit": 10})).await;
+    let entries = j["data"]["entries"].as_array().cloned().unwrap_or_default();
+    let previewed = entries
+        .iter()
+        .find(|e| e["kind"] == "preview_order" && e["preview_id"] == id.as_str())
+        .expect("the preview's journal entry");
+    assert_eq!(previewed["approval"]["decision"], "approved", "{previewed}");
+    assert_eq!(previewed["approval"]["channel"], "terminal", "{previewed}");
+}
+
+#[tokio::test]
+async fn an_approval_covers_one_preview_and_a_rejection_sticks() {
+    let s = sandbox("appr-bind", REQUIRED).await;
+    let a = preview(&s, "170.00").await;
+    let b = preview(&s, "170.00").await;
+    let approved = s.cli(&["approve", &a, "--yes"], "").await;
+    assert!(approved.status.success(), "{}", text(&approved));
+    let (err, p) = place(&s, &b).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 0);
+
+    let rejected = s.cli(&["approve", &b, "--reject"], "").await;
+    assert!(rejected.status.success(), "{}", text(&rejected));
+    let (err, p) = place(&s, &b).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    assert!(
+        p["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("rejected")),
+        "{p}"
+    );
+    let late = s.cli(&["approve", &b, "--yes"], "").await;
+    assert!(
+        !late.status.success(),
+        "a rejection is final: {}",
+        text(&late)
+    );
+    assert_eq!(s.requests_on(PLACE).len(), 0);
+    let (err, p) = place(&s, &a).await;
+    assert!(!err, "{p}");
+}
+
+#[tokio::test]
+async fn a_pin_keeps_a_script_from_approving() {
+    let s = sandbox("appr-pin", REQUIRED).await;
+    let pin = "CANARY-pin-8153";
+    let set = s
+        .cli(&["approve", "--set-pin"], &format!("{pin}\n{pin}\n"))
+        .await;
+    assert!(set.status.success(), "{}", text(&set));
+    let id = preview(&s, "170.00").await;
+    let wrong = s.cli(&["approve", &id, "--yes"], "1234\n").await;
+    assert!(!wrong.status.success(), "{}", text(&wrong));
+    assert!(!text(&wrong).contains(pin));
+    let (err, p) = place(&s, &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    let none = s.cli(&["approve", &id, "--yes"], "").await;
+    assert!(!none.status.success(), "--yes never skips the PIN");
+    let right = s.cli(&["approve", &id, "--yes"], &format!("{pin}\n")).await;
+    assert!(right.status.success(), "{}", text(&right));
+    let (err, p) = place(&s, &id).await;
+    assert!(!err, "{p}");
+    let stored = std::fs::read_to_string(
+        common::canary::files_under(s.home.path())
+            .into_iter()
+            .find(|f| f.ends_with("approval-pin.json"))
+            .expect("the PIN file"),
+    )
+    .expect("read");
+    assert!(!stored.contains(pin), "the PIN is stored only as a hash");
+}
+
+/// A person at an MCP client with an elicitation form.
+#[derive(Clone)]
+struct Person {
+    answer: ElicitationAction,
+    /// Longer than the preview lives: never answers in time.
+    delay: Duration,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Person {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("approval-tests", "1.0.0"),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request
+            && let Ok(mut seen) = self.seen.lock()
+        {
+            seen.push(message.clone());
+        }
+        tokio::time::sleep(self.delay).await;
+        Ok(match self.answer {
+            ElicitationAction::Accept => ElicitResult::new(ElicitationAction::Accept)
+                .with_content(json!({"place_order": true})),
+            ref other => ElicitResult::new(other.clone()),
+        })
+    }
+}
+
+async fn place_through(s: &Sandbox, person: Person, id: &str) -> (bool, Value, Vec<String>) {
+    let seen = person.seen.clone();
+    let (client, _server) = s.serve_another(person, &["--allow-trading"]).await;
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("place_order").with_arguments(
+                json!({"account_id_key": KEY, "preview_id": id})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+        )
+        .await
+        .expect("call place_order");
+    let payload = common::payload(&result);
+    let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
+    (result.is_error == Some(true), payload, seen)
+}
+
+fn person(answer: ElicitationAction, delay: Duration) -> Person {
+    Person {
+        answer,
+        delay,
+        seen: Arc::new(Mutex::new(Vec::new())),
+    }
+}
+
+#[tokio::test]
+async fn the_clients_form_approves_or_refuses() {
+    let s = sandbox(
+        "appr-elicit",
+        "[profiles.{profile}.trading]\napproval = \"required\"\npreview_ttl_seconds = 10\n",
+    )
+    .await;
+
+    let id = preview(&s, "170.00").await;
+    let (err, p, seen) =
+        place_through(&s, person(ElicitationAction::Accept, Duration::ZERO), &id).await;
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+    let asked = seen.join("\n");
+    for part in ["AAPL", "7", "170.00", "estimated total", "place_order"] {
+        assert!(asked.contains(part), "{part}: {asked}");
+    }
+
+    let id = preview(&s, "170.00").await;
+    let (err, p, _) =
+        place_through(&s, person(ElicitationAction::Decline, Duration::ZERO), &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    let (err, p, _) =
+        place_through(&s, person(ElicitationAction::Cancel, Duration::ZERO), &id).await;
+    assert!(
+        err && p["error"]["code"] == "execution_disabled",
+        "declined stays declined: {p}"
+    );
+
+    let id = preview(&s, "170.00").await;
+    let (err, p, _) =
+        place_through(&s, person(ElicitationAction::Cancel, Duration::ZERO), &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    let (err, p, _) = place_through(
+        &s,
+        person(ElicitationAction::Accept, Duration::from_secs(30)),
+        &id,
+    )
+    .await;
+    assert!(
+        err && p["error"]["code"] == "execution_disabled",
+        "no answer in time: {p}"
+    );
+    assert_eq!(
+        s.requests_on(PLACE).len(),
+        1,
+        "only the accepted order was sent"
+    );
+}
+
+#[tokio::test]
+async fn out_of_band_only_never_asks_the_client() {
+    let s = sandbox(
+        "appr-oob-only",
+        "[profiles.{profile}.trading]\napproval = \"required\"\napproval_channel = \"out_of_band\"\n",
+    )
+    .await;
+    let id = preview(&s, "170.00").await;
+    let (err, p, seen) =
+        place_through(&s, person(ElicitationAction::Accept, Duration::ZERO), &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    assert!(seen.is_empty(), "the form was shown: {seen:?}");
+    assert_eq!(s.requests_on(PLACE).len(), 0);
+}
