@@ -2,6 +2,7 @@
 
 mod auth;
 mod doctor;
+mod halt;
 mod output;
 mod paper;
 mod serve;
@@ -45,6 +46,11 @@ enum Command {
     },
     /// Check the setup: config, state folder, keyring, credentials, clock, permissions.
     Doctor(doctor::DoctorArgs),
+    /// Halt trading now: every running server refuses orders and alert changes (previews
+    /// still work) until `etrade resume`.
+    Halt(halt::HaltArgs),
+    /// Lift a halt made with `etrade halt` (with --all: every halt, of every scope).
+    Resume(halt::ResumeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -238,6 +244,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(args),
         Command::Auth(args) => auth::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Halt(args) => halt::halt(args),
+        Command::Resume(args) => halt::resume(args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             // Generated into memory first: clap_complete panics when its writer fails (a
