@@ -3,6 +3,7 @@
 mod approve;
 mod auth;
 mod doctor;
+mod halt;
 mod output;
 mod paper;
 mod serve;
@@ -49,6 +50,11 @@ enum Command {
     /// Approve (or reject) a previewed order so the agent can place it; list the previews
     /// waiting; set the approval PIN.
     Approve(ApproveArgs),
+    /// Halt trading now: every running server refuses orders and alert changes (previews
+    /// still work) until `etrade resume`.
+    Halt(halt::HaltArgs),
+    /// Lift a halt made with `etrade halt` (with --all: every halt, of every scope).
+    Resume(halt::ResumeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -267,6 +273,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(args),
         Command::Auth(args) => auth::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Halt(args) => halt::halt(args),
+        Command::Resume(args) => halt::resume(args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             // Generated into memory first: clap_complete panics when its writer fails (a

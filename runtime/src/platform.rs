@@ -225,6 +225,25 @@ fn sync_dir(dir: &Path) {
 }
 
 // ---------------------------------------------------------------------------------------
+// The user
+// ---------------------------------------------------------------------------------------
+
+/// The name of the user running this process, as the environment reports it (`USER` on
+/// Unix, `USERNAME` on Windows; either is tried on both), read through `lookup`. Not an
+/// authentication: it only records who did something, such as `etrade halt`.
+pub fn user_name(lookup: impl Fn(&str) -> Option<OsString>) -> Option<String> {
+    let order = match CURRENT {
+        Os::Windows => ["USERNAME", "USER"],
+        _ => ["USER", "USERNAME"],
+    };
+    order.into_iter().find_map(|name| {
+        lookup(name)
+            .map(|v| v.to_string_lossy().trim().to_string())
+            .filter(|v| !v.is_empty())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
 // Termination signals
 // ---------------------------------------------------------------------------------------
 
@@ -468,6 +487,22 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names, vec![OsString::from("credentials.json")]);
+    }
+
+    #[test]
+    fn user_name_from_the_environment() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        assert_eq!(user_name(vars(&[("USER", "ann")])), Some("ann".into()));
+        assert_eq!(user_name(vars(&[("USERNAME", "bo")])), Some("bo".into()));
+        assert_eq!(user_name(vars(&[("USER", "  "), ("USERNAME", "")])), None);
+        assert_eq!(user_name(vars(&[])), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Order and alert mutations: the order model the broker bodies are built from, domain
-//! validation, the trading policy, the market calendar, the redb store of previews, the
+//! validation, the trading policy, the halt switch, the market calendar, the redb store of previews, the
 //! mutation journal and daily usage, and reconciliation of uncertain outcomes.
 
 pub mod approval;
@@ -7,6 +7,7 @@ pub mod approval_pin;
 pub mod body;
 pub mod calendar;
 pub mod desk;
+pub mod halt;
 pub mod order;
 pub mod policy;
 pub mod reconcile;

@@ -16,6 +16,7 @@ use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
 use runtime::paper::market::SimulatedMarket;
 use runtime::trading::desk::OrderDesk;
+use runtime::trading::halt::HaltSwitch;
 use runtime::trading::policy::TradingPolicy;
 use runtime::trading::store::TradingStore;
 use std::process::ExitCode;
@@ -181,7 +182,7 @@ fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
 }
 
 /// The order desk of this environment/profile: the shared trading database in the state
-/// folder and the profile's trading policy.
+/// folder, the profile's trading policy and the halt switch (`etrade halt`).
 fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<OrderDesk> {
     let dir = setup.paths.ensure_data_dir()?;
     let store =
@@ -201,7 +202,12 @@ fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<OrderDes
         &settings.profile,
         broker,
         Arc::new(jiff::Timestamp::now),
-    ))
+    )
+    .with_halt(HaltSwitch::new(
+        dir,
+        settings.environment,
+        &settings.profile,
+    )?))
 }
 
 /// Paper quotes from E*TRADE when this profile has stored E*TRADE credentials (production

@@ -30,6 +30,13 @@ impl generated::StatusHandlers for Handlers {
             }
         };
         v["trading_policy"] = h.desk.policy().describe();
+        // Read now, like the desk's check before every mutation: a halt made by another
+        // process shows at once.
+        v["trading_policy"]["halted"] = h
+            .desk
+            .halt()
+            .and_then(|s| s.active().into_iter().next())
+            .map_or(serde_json::Value::Null, |halt| halt.describe());
         Ok(v)
     }
 }

@@ -262,6 +262,13 @@ impl Paper {
         &self.credentials.canaries
     }
 
+    /// `etrade SUBCOMMAND --profile PROFILE REST...` as a process of its own, in this
+    /// paper's state folder and with the server's environment (any command, unlike
+    /// [`Paper::cli`]). Scan its output with [`Canaries::assert_absent_in_output`].
+    pub fn command(&self, args: &[&str]) -> tokio::process::Command {
+        self.credentials.command(&self.home, args)
+    }
+
     /// (isError, payload), checked against the tool's outputSchema and for JSON floats.
     pub async fn call(&self, tool: &str, args: Value) -> (bool, Value) {
         let client = self.client.as_ref().expect("server running");

@@ -20,6 +20,14 @@ pub const CONSUMER_SECRET: &str = "CANARY-reads-secret/+=cafe";
 pub const STDERR_LOG: &str = "server-stderr.log";
 pub const STDOUT_LOG: &str = "server-stdout.log";
 
+/// The environment the server runs with (and [`Sandbox::command`] too).
+const ENVS: [(&str, &str); 4] = [
+    ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
+    ("ETRADE_MCP_RATE_SCALE", "1000"),
+    ("ETRADE_MCP_HTTP_TIMEOUT_MS", "3000"),
+    DEBUG_LOG,
+];
+
 pub struct Sandbox {
     pub fake: FakeEtrade,
     /// The config.toml profile the server runs (environment `sandbox`).
@@ -63,12 +71,7 @@ impl Sandbox {
             extra_toml,
             (CONSUMER_KEY, CONSUMER_SECRET),
         );
-        let envs = [
-            ("ETRADE_MCP_CREDENTIAL_STORE", "keyutils"),
-            ("ETRADE_MCP_RATE_SCALE", "1000"),
-            ("ETRADE_MCP_HTTP_TIMEOUT_MS", "3000"),
-            DEBUG_LOG,
-        ];
+        let envs = ENVS;
         // The server's debug log and a copy of its stdout go into the state folder, which
         // the canary scan at drop reads along with every state file.
         let log = log_file(home.path(), STDERR_LOG);
@@ -99,6 +102,20 @@ impl Sandbox {
     /// The secrets this sandbox runs with.
     pub fn canaries(&self) -> &Canaries {
         &self.canaries
+    }
+
+    /// The profile the server serves (`NAME-PID`).
+    pub fn profile(&self) -> &str {
+        &self._login.profile
+    }
+
+    /// `etrade ARGS` as a process of its own, in the server's state folder and with its
+    /// environment (not its flags: pass `--profile` where the command needs it). Scan its
+    /// output with [`Canaries::assert_absent_in_output`].
+    pub fn command(&self, args: &[&str]) -> tokio::process::Command {
+        let mut cmd = command(&self.home, args);
+        cmd.envs(ENVS);
+        cmd
     }
 
     /// Call a tool; returns (isError, payload), checking the payload against the tool's

@@ -6,6 +6,7 @@
 use super::approval;
 use super::body;
 use super::calendar;
+use super::halt::HaltSwitch;
 use super::order::OrderTicket;
 use super::policy::TradingPolicy;
 use super::store::{ClaimError, PreviewClaim, StoreError, TradingStore};
@@ -62,6 +63,8 @@ pub struct OrderDesk {
     pub(super) clock: Clock,
     /// Journal ids of mutations this process is sending right now (not abandoned).
     pub(super) in_flight: Arc<Mutex<HashSet<u64>>>,
+    /// `etrade halt`: checked before every mutation (see [`OrderDesk::with_halt`]).
+    pub(super) halt: Option<HaltSwitch>,
 }
 
 /// Run a store operation off the async workers (opening may wait for another process).
@@ -201,6 +204,29 @@ impl OrderDesk {
             session,
             clock,
             in_flight: Arc::new(Mutex::new(HashSet::new())),
+            halt: None,
+        }
+    }
+
+    /// Refuse every mutation (place, change, cancel, delete alerts) while a person has
+    /// halted trading with `etrade halt`, before anything is sent or journaled. Previews
+    /// still work.
+    pub fn with_halt(mut self, halt: HaltSwitch) -> OrderDesk {
+        self.halt = Some(halt);
+        self
+    }
+
+    pub fn halt(&self) -> Option<&HaltSwitch> {
+        self.halt.as_ref()
+    }
+
+    /// `execution_disabled` while halted, saying who halted, when, why and how to resume.
+    fn check_halt(&self) -> Result<(), ToolError> {
+        match &self.halt {
+            Some(halt) => halt
+                .check()
+                .map_err(|h| ToolError::execution_disabled(&h.to_string())),
+            None => Ok(()),
         }
     }
 
@@ -336,6 +362,7 @@ impl OrderDesk {
         preview_id: &str,
         change: Option<i64>,
     ) -> Result<Placement, ToolError> {
+        self.check_halt()?;
         self.recover().await;
         let now = (self.clock)();
         let id = preview_id.to_string();
@@ -465,6 +492,7 @@ impl OrderDesk {
         account_id_key: &str,
         order_id: i64,
     ) -> Result<Cancellation, ToolError> {
+        self.check_halt()?;
         self.recover().await;
         self.policy
             .check_account(account_id_key)
@@ -517,6 +545,7 @@ impl OrderDesk {
     }
 
     pub async fn delete_alerts(&self, alert_ids: &[i64]) -> Result<AlertsDeleted, ToolError> {
+        self.check_halt()?;
         self.recover().await;
         let mut ids: Vec<i64> = Vec::new();
         for id in alert_ids {

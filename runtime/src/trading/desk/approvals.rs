@@ -61,11 +61,13 @@ impl OrderDesk {
 
     /// The stored preview, when a person still has to decide on it before it is placed.
     /// `None` when no approval is required, or the preview is decided, used, unknown or
-    /// another profile's (placing it then reports why).
+    /// another profile's (placing it then reports why). While trading is halted nobody is
+    /// asked: the halt refusal comes first.
     pub async fn awaiting_approval(
         &self,
         preview_id: &str,
     ) -> Result<Option<PreviewRecord>, ToolError> {
+        self.check_halt()?;
         if !self.policy.approval_required() {
             return Ok(None);
         }

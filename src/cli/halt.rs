@@ -1,0 +1,129 @@
+//! `etrade halt` and `etrade resume`: stop every order and alert change of the running
+//! servers at once, for the moment a person sees an agent misbehave, and lift it again.
+//! The records and the check are runtime's ([`runtime::trading::halt`]).
+
+use super::EnvironmentArg;
+use super::output::outln;
+use super::setup::Setup;
+use anyhow::Context;
+use runtime::paths::StatePaths;
+use runtime::trading::halt::{Halt, HaltError, HaltRecords, HaltScope, HaltSwitch, current_user};
+use std::process::ExitCode;
+
+/// Which servers: one profile in one environment (resolved as `etrade serve` resolves
+/// them), or every one.
+#[derive(Debug, clap::Args)]
+pub struct HaltTarget {
+    /// Environment (default: the profile's `environment` in config.toml, as `etrade serve`).
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml (default: `default`, as `etrade serve`).
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
+    /// Every profile and environment of this state folder (--environment and --profile are
+    /// then ignored; config.toml is not read).
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HaltArgs {
+    #[command(flatten)]
+    target: HaltTarget,
+    /// Why, for whoever reads it later (shown by server_status and in every refusal).
+    #[arg(long, value_name = "TEXT")]
+    reason: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ResumeArgs {
+    #[command(flatten)]
+    target: HaltTarget,
+}
+
+/// The state folder and the scope the flags name.
+fn resolve(target: HaltTarget) -> anyhow::Result<(HaltRecords, HaltScope, Option<Setup>)> {
+    if target.all {
+        let paths = StatePaths::from_env().context("cannot locate the state folder")?;
+        return Ok((HaltRecords::new(paths.data_dir), HaltScope::All, None));
+    }
+    let setup = Setup::resolve(target.environment.map(Into::into), target.profile).context(
+        "cannot resolve the environment and profile (with --all, config.toml is not read)",
+    )?;
+    let scope = HaltScope::profile(setup.settings.environment, &setup.settings.profile)?;
+    Ok((HaltRecords::new(&setup.paths.data_dir), scope, Some(setup)))
+}
+
+pub fn halt(args: HaltArgs) -> anyhow::Result<ExitCode> {
+    let (records, scope, _) = resolve(args.target)?;
+    let halt = Halt::new(
+        scope.clone(),
+        &current_user(),
+        jiff::Timestamp::now(),
+        args.reason.as_deref(),
+    )?;
+    let before = records.read(&scope).ok().flatten();
+    records.write(&halt)?;
+    outln!("{halt}");
+    if let Some(before) = before {
+        outln!(
+            "(It replaces the halt by {} since {}.)",
+            before.by,
+            before.at
+        );
+    }
+    outln!(
+        "Running servers refuse every order and alert change from their next call on; previews still work."
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
+    let (records, scope, setup) = resolve(args.target)?;
+    if scope == HaltScope::All {
+        let lifted = records.remove_all()?;
+        if lifted.is_empty() {
+            outln!("Nothing was halted.");
+        }
+        for record in &lifted {
+            say_lifted(record);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    match records.remove(&scope)? {
+        None => outln!("Trading for {scope} was not halted."),
+        Some(record) => say_lifted(&record),
+    }
+    // `--all` outranks a profile's resume: say so, and fail, since trading did not resume.
+    if let Some(setup) = setup {
+        let switch = HaltSwitch::new(
+            &setup.paths.data_dir,
+            setup.settings.environment,
+            &setup.settings.profile,
+        )?;
+        if let Err(still) = switch.check() {
+            eprintln!("etrade: still halted: {still}");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn say_lifted(record: &Result<Halt, HaltError>) {
+    match record {
+        Ok(h) => {
+            let reason = h
+                .reason
+                .as_deref()
+                .map(|r| format!(" (reason: {r})"))
+                .unwrap_or_default();
+            outln!(
+                "Resumed trading for {}: it was halted by {} since {}{reason}.",
+                h.scope,
+                h.by,
+                h.at
+            );
+        }
+        Err(e) => outln!("Removed an unreadable halt record: {e}."),
+    }
+}
