@@ -312,3 +312,66 @@ async fn out_of_band_only_never_asks_the_client() {
     assert!(seen.is_empty(), "the form was shown: {seen:?}");
     assert_eq!(s.requests_on(PLACE).len(), 0);
 }
+
+/// Paper with `approval = "required"` rehearses the real flow, journal included.
+#[tokio::test]
+async fn paper_rehearses_the_approval() {
+    let mut p = common::paper::Paper::start(&["--allow-trading"]).await;
+    p.stop().await;
+    let config = p.home.path().join("config.toml");
+    let mut toml = std::fs::read_to_string(&config).expect("config");
+    let profile = toml
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("[profiles.")?
+                .strip_suffix(']')
+                .map(str::to_string)
+        })
+        .expect("the paper profile");
+    toml.push_str(&format!(
+        "\n[profiles.{profile}.trading]\napproval = \"required\"\n"
+    ));
+    std::fs::write(&config, toml).expect("config");
+    p.restart().await;
+
+    let accounts = p.ok("list_accounts", json!({})).await;
+    let key = accounts["accounts"][0]["accountIdKey"].clone();
+    let pv = p
+        .ok(
+            "preview_order",
+            json!({"account_id_key": key, "request": order("100.00")}),
+        )
+        .await;
+    let id = pv["preview_id"].as_str().expect("preview_id").to_string();
+    let (err, refused) = p
+        .call(
+            "place_order",
+            json!({"account_id_key": key, "preview_id": id}),
+        )
+        .await;
+    assert!(
+        err && refused["error"]["code"] == "execution_disabled",
+        "{refused}"
+    );
+
+    let out = p
+        .command(&["approve", &id, "--yes"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("etrade approve");
+    assert!(out.status.success(), "{}", text(&out));
+    p.ok(
+        "place_order",
+        json!({"account_id_key": key, "preview_id": id}),
+    )
+    .await;
+    let journal = p.ok("list_order_journal", json!({"limit": 10})).await;
+    let entries = journal["entries"].as_array().cloned().unwrap_or_default();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["preview_id"] == id.as_str() && e["approval"]["decision"] == "approved"),
+        "{journal}"
+    );
+}

@@ -1,6 +1,7 @@
 //! The MCP surface: the server and its transports (stdio, streamable HTTP), tool dispatch,
 //! the catalog that `tools/list` shows, and `server_status`.
 
+pub mod approval_page;
 pub mod ask;
 pub mod catalog;
 pub mod dispatch;

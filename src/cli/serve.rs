@@ -9,12 +9,14 @@ use runtime::broker::Broker;
 use runtime::config::Environment;
 use runtime::etrade::endpoints::Endpoints;
 use runtime::etrade::{EtradeHttp, EtradeSession};
+use runtime::mcp::approval_page::ApprovalPage;
 use runtime::mcp::dispatch::Transport;
 use runtime::mcp::http::{BoundHttp, HttpOptions};
 use runtime::mcp::server::{McpServer, ServerOptions};
 use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
 use runtime::paper::market::SimulatedMarket;
+use runtime::trading::approval_pin::ApprovalPin;
 use runtime::trading::desk::OrderDesk;
 use runtime::trading::halt::HaltSwitch;
 use runtime::trading::policy::TradingPolicy;
@@ -75,7 +77,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             Arc::new(broker)
         }
     };
-    let desk = Arc::new(order_desk(&setup, broker.clone())?);
+    let (desk, approval_page) = order_desk(&setup, broker.clone())?;
+    let desk = Arc::new(desk);
     let handlers = Handlers {
         credentials,
         credential_key,
@@ -112,6 +115,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         install_signal_handlers(shutdown.clone())?;
         if let Some(session) = keepalive {
             tokio::spawn(keep_alive(session, shutdown.clone()));
+        }
+        if let Some((page, listener)) = approval_page {
+            eprintln!("etrade-mcp: approval page on {}/approve/", page.origin());
+            tokio::spawn(page.serve(listener, shutdown.clone()));
         }
         match args.transport {
             TransportArg::Stdio => runtime::mcp::server::serve_stdio(server, shutdown)
@@ -181,9 +188,13 @@ fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The local approval page and its listener, when the profile turns it on.
+type Page = Option<(Arc<ApprovalPage>, std::net::TcpListener)>;
+
 /// The order desk of this environment/profile: the shared trading database in the state
-/// folder, the profile's trading policy and the halt switch (`etrade halt`).
-fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<OrderDesk> {
+/// folder, the profile's trading policy, the halt switch (`etrade halt`) and, when the
+/// profile turns it on, the local approval page.
+fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<(OrderDesk, Page)> {
     let dir = setup.paths.ensure_data_dir()?;
     let store =
         TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?;
@@ -195,8 +206,22 @@ fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<OrderDes
             .and_then(|p| p.trading.as_ref()),
         settings.environment,
     );
-    Ok(OrderDesk::new(
-        Arc::new(store),
+    let store = Arc::new(store);
+    let page = if policy.approval_page() {
+        Some(
+            ApprovalPage::bind(
+                store.clone(),
+                settings.environment.as_str(),
+                &settings.profile,
+                ApprovalPin::in_dir(dir),
+            )
+            .context("cannot open the approval page's loopback port")?,
+        )
+    } else {
+        None
+    };
+    let mut desk = OrderDesk::new(
+        store,
         policy,
         settings.environment.as_str(),
         &settings.profile,
@@ -207,7 +232,11 @@ fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<OrderDes
         dir,
         settings.environment,
         &settings.profile,
-    )?))
+    )?);
+    if let Some((page, _)) = &page {
+        desk = desk.with_approval_links(page.clone());
+    }
+    Ok((desk, page))
 }
 
 /// Paper quotes from E*TRADE when this profile has stored E*TRADE credentials (production

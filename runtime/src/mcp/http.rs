@@ -122,7 +122,7 @@ const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The accept loop: hyper with a timer (so the head timeout applies — `axum::serve` gives
 /// hyper none), TCP_NODELAY, and graceful shutdown.
-async fn serve_connections(
+pub(crate) async fn serve_connections(
     listener: tokio::net::TcpListener,
     app: axum::Router,
     shutdown: CancellationToken,

@@ -201,6 +201,12 @@ pub trait AskPerson: Send + Sync {
     fn confirm<'a>(&'a self, message: String, field: &'a str, within: Duration) -> AskFuture<'a>;
 }
 
+/// Where a person can approve a preview in a browser (the local approval page).
+pub trait ApprovalLinks: Send + Sync {
+    /// A one-time URL for this preview, or `None` when none can be made.
+    fn link(&self, preview: &PreviewRecord) -> Option<String>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

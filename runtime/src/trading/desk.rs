@@ -65,6 +65,8 @@ pub struct OrderDesk {
     pub(super) in_flight: Arc<Mutex<HashSet<u64>>>,
     /// `etrade halt`: checked before every mutation (see [`OrderDesk::with_halt`]).
     pub(super) halt: Option<HaltSwitch>,
+    /// The local approval page, offered in refusals of unapproved placements.
+    pub(super) approval_links: Option<Arc<dyn approval::ApprovalLinks>>,
 }
 
 /// Run a store operation off the async workers (opening may wait for another process).
@@ -205,6 +207,7 @@ impl OrderDesk {
             clock,
             in_flight: Arc::new(Mutex::new(HashSet::new())),
             halt: None,
+            approval_links: None,
         }
     }
 

@@ -8,16 +8,23 @@ use crate::etrade::models::accounts::AccountList;
 use crate::etrade::models::order_entry::BrokerPreview;
 use crate::etrade::{Endpoint, EtradeRequest};
 use crate::trading::approval::{
-    self, Answer, AskPerson, Channel, ChannelPolicy, Decision, PreviewContext,
+    self, Answer, ApprovalLinks, AskPerson, Channel, ChannelPolicy, Decision, PreviewContext,
 };
 use crate::trading::store::{ApprovalError, DecisionFor};
 use crate::trading::types::PreviewRecord;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The elicitation form's one field.
 const PLACE_FIELD: &str = "place_order";
 
 impl OrderDesk {
+    /// Offer the local approval page in refusals.
+    pub fn with_approval_links(mut self, links: Arc<dyn ApprovalLinks>) -> OrderDesk {
+        self.approval_links = Some(links);
+        self
+    }
+
     /// E*TRADE's view of a preview that a person approving it sees. The account's name
     /// costs one account-list request, made only when approvals are required.
     pub(super) async fn preview_context(
@@ -159,8 +166,14 @@ impl OrderDesk {
     /// The refusal of an unapproved placement: how a person approves it.
     pub(super) fn not_approved(&self, preview: &PreviewRecord) -> ToolError {
         let command = approve_command(&preview.preview_id, &self.environment, &self.profile);
+        let page = self
+            .approval_links
+            .as_ref()
+            .and_then(|l| l.link(preview))
+            .map(|url| format!(", or to open {url} in a browser"))
+            .unwrap_or_default();
         ToolError::execution_disabled(&format!(
-            "This order waits for a person's approval. Ask the user to run `{command}` in a terminal on this computer, then call place_order again with the same preview_id (it expires at {}).",
+            "This order waits for a person's approval. Ask the user to run `{command}` in a terminal on this computer{page}, then call place_order again with the same preview_id (it expires at {}).",
             preview.expires_at
         ))
     }

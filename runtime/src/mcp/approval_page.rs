@@ -1,0 +1,329 @@
+//! The local approval page: `http://127.0.0.1:PORT/approve/<one-time id>` shows a stored
+//! preview's summary with Approve and Reject.
+//!
+//! The one-time id is not the preview id; it is dead once used or when the preview expires.
+//! A POST needs the page's CSRF token and this origin in `Origin`, so another web page in
+//! the person's browser cannot approve. Neither stops a program on this machine, which can
+//! send any header: the PIN, when set, is what the page asks for that.
+
+use crate::trading::approval::{self, ApprovalLinks, Channel, Decision};
+use crate::trading::approval_pin::ApprovalPin;
+use crate::trading::store::{DecisionFor, TradingStore};
+use crate::trading::types::PreviewRecord;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use jiff::Timestamp;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// Wrong PINs a link survives; then it is dead and a new refusal mints another.
+const PIN_ATTEMPTS: u8 = 3;
+
+struct Link {
+    preview_id: String,
+    csrf: String,
+    expires_at: Timestamp,
+    wrong_pins: u8,
+}
+
+pub struct ApprovalPage {
+    origin: String,
+    store: Arc<TradingStore>,
+    environment: String,
+    profile: String,
+    pin: ApprovalPin,
+    links: Mutex<HashMap<String, Link>>,
+}
+
+impl ApprovalPage {
+    /// Bind the page's own loopback listener on a free port (before the async runtime
+    /// starts; [`ApprovalPage::serve`] takes it over).
+    pub fn bind(
+        store: Arc<TradingStore>,
+        environment: &str,
+        profile: &str,
+        pin: ApprovalPin,
+    ) -> std::io::Result<(Arc<ApprovalPage>, std::net::TcpListener)> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        listener.set_nonblocking(true)?;
+        let port = listener.local_addr()?.port();
+        let page = ApprovalPage {
+            origin: format!("http://127.0.0.1:{port}"),
+            store,
+            environment: environment.to_string(),
+            profile: profile.to_string(),
+            pin,
+            links: Mutex::new(HashMap::new()),
+        };
+        Ok((Arc::new(page), listener))
+    }
+
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Serve until `shutdown` fires.
+    pub async fn serve(
+        self: Arc<Self>,
+        listener: std::net::TcpListener,
+        shutdown: CancellationToken,
+    ) {
+        let listener = match tokio::net::TcpListener::from_std(listener) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::error!(error = %e, "the approval page cannot listen");
+                return;
+            }
+        };
+        let app = axum::Router::new()
+            .route("/approve/{id}", axum::routing::get(show).post(decide))
+            .with_state(self);
+        super::http::serve_connections(listener, app, shutdown).await;
+    }
+
+    fn live_link(&self, id: &str) -> Option<(String, String)> {
+        let now = Timestamp::now();
+        let mut links = self.links.lock().ok()?;
+        links.retain(|_, l| l.expires_at > now);
+        links
+            .get(id)
+            .map(|l| (l.preview_id.clone(), l.csrf.clone()))
+    }
+}
+
+impl ApprovalLinks for ApprovalPage {
+    fn link(&self, preview: &PreviewRecord) -> Option<String> {
+        let mut links = self.links.lock().ok()?;
+        let existing = links
+            .iter()
+            .find(|(_, l)| l.preview_id == preview.preview_id)
+            .map(|(id, _)| id.clone());
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let id = random_hex()?;
+                links.insert(
+                    id.clone(),
+                    Link {
+                        preview_id: preview.preview_id.clone(),
+                        csrf: random_hex()?,
+                        expires_at: preview.expires_at,
+                        wrong_pins: 0,
+                    },
+                );
+                id
+            }
+        };
+        Some(format!("{}/approve/{id}", self.origin))
+    }
+}
+
+fn random_hex() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title>\
+         <style>body{{font-family:sans-serif;max-width:40em;margin:2em auto}}pre{{white-space:pre-wrap;background:#f4f4f4;padding:1em}}button{{font-size:1.1em;margin-right:1em}}</style>\
+         </head><body><h1>{title}</h1>{body}</body></html>",
+        title = escape(title)
+    );
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+            ),
+        ],
+        html,
+    )
+        .into_response()
+}
+
+fn gone() -> Response {
+    page(
+        StatusCode::NOT_FOUND,
+        "Link used or expired",
+        "<p>This approval link was used or has expired. Ask the agent to call place_order again for a new one, or run <code>etrade approve --list</code>.</p>",
+    )
+}
+
+async fn load(page_state: &ApprovalPage, preview_id: &str) -> Option<PreviewRecord> {
+    let store = page_state.store.clone();
+    let id = preview_id.to_string();
+    tokio::task::spawn_blocking(move || store.preview(&id))
+        .await
+        .ok()?
+        .ok()?
+}
+
+async fn show(State(p): State<Arc<ApprovalPage>>, Path(id): Path<String>) -> Response {
+    let Some((preview_id, csrf)) = p.live_link(&id) else {
+        return gone();
+    };
+    let Some(preview) = load(&p, &preview_id).await else {
+        return gone();
+    };
+    if preview.used_at.is_some() || preview.approval.is_some() {
+        return gone();
+    }
+    let pin = if p.pin.is_set() {
+        "<p><label>Approval PIN <input type=\"password\" name=\"pin\" autocomplete=\"off\"></label></p>"
+    } else {
+        ""
+    };
+    page(
+        StatusCode::OK,
+        "Approve this order?",
+        &format!(
+            "<pre>{summary}</pre>\
+             <form method=\"post\" action=\"/approve/{id}\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">{pin}\
+             <button type=\"submit\" name=\"decision\" value=\"approve\" id=\"approve\">Approve</button>\
+             <button type=\"submit\" name=\"decision\" value=\"reject\" id=\"reject\">Reject</button>\
+             </form>",
+            summary = escape(&approval::summary(&preview)),
+            id = escape(&id),
+        ),
+    )
+}
+
+async fn decide(
+    State(p): State<Arc<ApprovalPage>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let forbidden = || {
+        page(
+            StatusCode::FORBIDDEN,
+            "Refused",
+            "<p>This request did not come from the approval page. Nothing was approved.</p>",
+        )
+    };
+    if headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) != Some(p.origin.as_str()) {
+        return forbidden();
+    }
+    let Some((preview_id, csrf)) = p.live_link(&id) else {
+        return gone();
+    };
+    let form = crate::etrade::oauth::parse_form(&String::from_utf8_lossy(&body));
+    let field = |name: &str| {
+        form.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if !same(field("csrf").unwrap_or(""), &csrf) {
+        return forbidden();
+    }
+    let decision = match field("decision") {
+        Some("approve") => Decision::Approved,
+        Some("reject") => Decision::Rejected,
+        _ => return forbidden(),
+    };
+    if decision == Decision::Approved && p.pin.is_set() {
+        let right = p.pin.check(field("pin").unwrap_or("")).unwrap_or(false);
+        if !right {
+            if let Ok(mut links) = p.links.lock()
+                && let Some(link) = links.get_mut(&id)
+            {
+                link.wrong_pins += 1;
+                if link.wrong_pins >= PIN_ATTEMPTS {
+                    links.remove(&id);
+                }
+            }
+            return page(
+                StatusCode::FORBIDDEN,
+                "Wrong PIN",
+                "<p>The PIN was wrong. Nothing was approved.</p>",
+            );
+        }
+    }
+    // One use: the link dies whatever the outcome.
+    if let Ok(mut links) = p.links.lock() {
+        links.remove(&id);
+    }
+    let store = p.store.clone();
+    let (env, profile) = (p.environment.clone(), p.profile.clone());
+    let recorded = tokio::task::spawn_blocking(move || {
+        store.record_decision(&DecisionFor {
+            preview_id: &preview_id,
+            environment: &env,
+            profile: &profile,
+            decision,
+            channel: Channel::Page,
+            now: Timestamp::now(),
+        })
+    })
+    .await;
+    match recorded {
+        Ok(Ok(_)) if decision == Decision::Approved => page(
+            StatusCode::OK,
+            "Approved",
+            "<p id=\"result\">Approved. The agent can place the order now; you can close this page.</p>",
+        ),
+        Ok(Ok(_)) => page(
+            StatusCode::OK,
+            "Rejected",
+            "<p id=\"result\">Rejected. This order will not be placed.</p>",
+        ),
+        Ok(Err(e)) => page(
+            StatusCode::CONFLICT,
+            "Not recorded",
+            &format!("<p>{}</p>", escape(&e.to_string())),
+        ),
+        Err(_) => page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Not recorded",
+            "<p>The decision could not be recorded.</p>",
+        ),
+    }
+}
+
+/// Compare without stopping at the first difference.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn html_is_escaped() {
+        assert_eq!(
+            super::escape("<b>\"AT&T\"</b>'"),
+            "&lt;b&gt;&quot;AT&amp;T&quot;&lt;/b&gt;&#39;"
+        );
+        assert!(super::same("abc", "abc"));
+        assert!(!super::same("abc", "abd"));
+        assert!(!super::same("abc", "ab"));
+    }
+}

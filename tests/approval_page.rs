@@ -1,0 +1,296 @@
+//! The local approval page, against the fake E*TRADE with `approval = "required"` and
+//! `approval_page = true`: a person clicks Approve in headless Chromium (driven through
+//! ChromeDriver's WebDriver HTTP API) and the order is placed once; forged POSTs (no CSRF
+//! token, a foreign or missing Origin) approve nothing; a used link is dead; a wrong PIN
+//! approves nothing.
+
+// Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::sandbox::Sandbox;
+use fake_etrade::FakeConfig;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const KEY: &str = "JIdOIAcSpwR1Jva7RQBraQ";
+const PLACE: &str = "POST /v1/accounts/*/orders/place";
+const PAGE: &str = "[profiles.{profile}.trading]\napproval = \"required\"\napproval_page = true\n";
+
+async fn sandbox(name: &str) -> Sandbox {
+    let config = FakeConfig::new(
+        common::sandbox::CONSUMER_KEY,
+        common::sandbox::CONSUMER_SECRET,
+    );
+    Sandbox::start_opts(name, config, &["--allow-trading"], PAGE).await
+}
+
+/// Preview an order and ask to place it: the refusal carries the page's one-time URL.
+async fn refused_with_link(s: &Sandbox) -> (String, String) {
+    let order = json!({"order_type": "EQ", "symbol": "AAPL", "order_action": "BUY",
+        "quantity": "7", "price_type": "LIMIT", "limit_price": "170.00"});
+    let (err, p) = s
+        .call(
+            "preview_order",
+            json!({"account_id_key": KEY, "request": order}),
+        )
+        .await;
+    assert!(!err, "{p}");
+    let id = p["data"]["preview_id"]
+        .as_str()
+        .expect("preview_id")
+        .to_string();
+    let (err, p) = place(s, &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    let message = p["error"]["message"].as_str().unwrap_or_default();
+    let start = message.find("http://127.0.0.1:").expect("a page URL");
+    let url: String = message[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != ',')
+        .collect();
+    (id, url)
+}
+
+async fn place(s: &Sandbox, id: &str) -> (bool, Value) {
+    s.call(
+        "place_order",
+        json!({"account_id_key": KEY, "preview_id": id}),
+    )
+    .await
+}
+
+fn origin(url: &str) -> String {
+    let after = url.trim_start_matches("http://");
+    format!("http://{}", after.split('/').next().unwrap_or_default())
+}
+
+fn csrf(html: &str) -> String {
+    let at = html.find("name=\"csrf\" value=\"").expect("a CSRF field") + 19;
+    html[at..].chars().take_while(|c| *c != '"').collect()
+}
+
+async fn post(url: &str, origin: Option<&str>, form: &str) -> (u16, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form.to_string());
+    if let Some(o) = origin {
+        request = request.header("origin", o);
+    }
+    let response = request.send().await.expect("POST the page");
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+/// ChromeDriver driving Debian's headless Chromium.
+struct Browser {
+    driver: tokio::process::Child,
+    base: String,
+    session: String,
+    http: reqwest::Client,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    async fn start() -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let driver = tokio::process::Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("chromedriver (Debian's chromium-driver; .ci/run installs it)");
+        let base = format!("http://127.0.0.1:{port}");
+        let http = reqwest::Client::new();
+        for _ in 0..100 {
+            if http.get(format!("{base}/status")).send().await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let profile = tempfile::tempdir().expect("browser profile");
+        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     format!("--user-data-dir={}", profile.path().display())]
+        }}}});
+        let created: Value = http
+            .post(format!("{base}/session"))
+            .json(&caps)
+            .send()
+            .await
+            .expect("new session")
+            .json()
+            .await
+            .expect("session JSON");
+        let session = created["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {created}"))
+            .to_string();
+        Browser {
+            driver,
+            base,
+            session,
+            http,
+            _profile: profile,
+        }
+    }
+
+    async fn command(&self, path: &str, body: Value) -> Value {
+        self.http
+            .post(format!("{}/session/{}/{path}", self.base, self.session))
+            .json(&body)
+            .send()
+            .await
+            .expect("WebDriver command")
+            .json()
+            .await
+            .expect("WebDriver JSON")
+    }
+
+    async fn open(&self, url: &str) {
+        self.command("url", json!({"url": url})).await;
+    }
+
+    async fn click(&self, css: &str) {
+        let found = self
+            .command("element", json!({"using": "css selector", "value": css}))
+            .await;
+        let element = found["value"]
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no {css}: {found}"))
+            .to_string();
+        self.command(&format!("element/{element}/click"), json!({}))
+            .await;
+    }
+
+    async fn text(&self) -> String {
+        let v: Value = self
+            .http
+            .get(format!("{}/session/{}/source", self.base, self.session))
+            .send()
+            .await
+            .expect("page source")
+            .json()
+            .await
+            .expect("source JSON");
+        v["value"].as_str().unwrap_or_default().to_string()
+    }
+
+    async fn stop(mut self) {
+        let _ = self
+            .http
+            .delete(format!("{}/session/{}", self.base, self.session))
+            .send()
+            .await;
+        let _ = self.driver.kill().await;
+    }
+}
+
+#[tokio::test]
+async fn a_click_approves_once_and_forged_posts_approve_nothing() {
+    let s = sandbox("page-click").await;
+    let (id, url) = refused_with_link(&s).await;
+    assert!(!url.contains(&id), "the link must not be the preview id");
+
+    let html = reqwest::get(&url)
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        html.contains("BUY 7 AAPL") && html.contains("170.00"),
+        "{html}"
+    );
+    let token = csrf(&html);
+    let here = origin(&url);
+    for (o, form) in [
+        (Some(here.as_str()), "decision=approve".to_string()),
+        (
+            Some(here.as_str()),
+            "csrf=wrong&decision=approve".to_string(),
+        ),
+        (
+            Some("http://evil.example"),
+            format!("csrf={token}&decision=approve"),
+        ),
+        (None, format!("csrf={token}&decision=approve")),
+    ] {
+        let (status, body) = post(&url, o, &form).await;
+        assert_eq!(status, 403, "{o:?} {form}: {body}");
+    }
+    let (err, p) = place(&s, &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 0);
+
+    let browser = Browser::start().await;
+    browser.open(&url).await;
+    browser.click("#approve").await;
+    let shown = browser.text().await;
+    browser.stop().await;
+    assert!(shown.contains("Approved"), "{shown}");
+
+    let (err, p) = place(&s, &id).await;
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+
+    let again = reqwest::get(&url).await.expect("GET").status().as_u16();
+    assert_eq!(again, 404, "a used link is dead");
+    let (status, _) = post(&url, Some(&here), &format!("csrf={token}&decision=approve")).await;
+    assert_eq!(status, 404);
+    let (_, j) = s.call("list_order_journal", json!({"limit": 10})).await;
+    let entries = j["data"]["entries"].as_array().cloned().unwrap_or_default();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["preview_id"] == id.as_str() && e["approval"]["channel"] == "page"),
+        "{j}"
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_pin_on_the_page_approves_nothing() {
+    let s = sandbox("page-pin").await;
+    let pin = "CANARY-pin-6027";
+    let set = s
+        .cli(&["approve", "--set-pin"], &format!("{pin}\n{pin}\n"))
+        .await;
+    assert!(set.status.success());
+    let (id, url) = refused_with_link(&s).await;
+    let html = reqwest::get(&url)
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body");
+    assert!(html.contains("name=\"pin\""), "the page asks for the PIN");
+    let token = csrf(&html);
+    let here = origin(&url);
+    let (status, _) = post(
+        &url,
+        Some(&here),
+        &format!("csrf={token}&decision=approve&pin=0000"),
+    )
+    .await;
+    assert_eq!(status, 403);
+    let (err, p) = place(&s, &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    let (status, body) = post(
+        &url,
+        Some(&here),
+        &format!("csrf={token}&decision=approve&pin={pin}"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (err, p) = place(&s, &id).await;
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+}
