@@ -375,3 +375,50 @@ async fn paper_rehearses_the_approval() {
         "{journal}"
     );
 }
+
+/// The official MCP Python SDK as the client: its elicitation callback accepts (placed,
+/// having seen the order) or declines (refused, nothing sent).
+#[tokio::test]
+async fn the_python_sdk_client_answers_the_form() {
+    let s = sandbox("appr-python", REQUIRED).await;
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/place_with_elicitation.py"
+    );
+    let run = |answer: &'static str, id: String| {
+        let mut cmd = tokio::process::Command::new("python3");
+        cmd.args([script, answer, KEY, &id, "--", common::BIN])
+            .args(["serve", "--profile", s.profile.as_str(), "--allow-trading"])
+            .env("ETRADE_MCP_HOME", s.home.path())
+            .env("ETRADE_MCP_CREDENTIAL_STORE", "keyutils")
+            .env("ETRADE_MCP_RATE_SCALE", "1000")
+            .env_remove("ETRADE_MCP_ENVIRONMENT")
+            .env_remove("ETRADE_MCP_PROFILE")
+            .kill_on_drop(true);
+        async move {
+            let out = cmd
+                .output()
+                .await
+                .expect("python3 (the MCP SDK: pip install mcp)");
+            assert!(out.status.success(), "{}", text(&out));
+            let v: Value =
+                serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+            v
+        }
+    };
+
+    let id = preview(&s, "170.00").await;
+    let declined = run("decline", id.clone()).await;
+    assert_eq!(declined["is_error"], true, "{declined}");
+    assert_eq!(declined["payload"]["error"]["code"], "execution_disabled");
+    assert_eq!(s.requests_on(PLACE).len(), 0);
+
+    let id = preview(&s, "170.00").await;
+    let accepted = run("accept", id).await;
+    assert_eq!(accepted["is_error"], false, "{accepted}");
+    let asked = accepted["asked"].to_string();
+    for part in ["AAPL", "7", "170.00", "estimated total"] {
+        assert!(asked.contains(part), "{part}: {asked}");
+    }
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+}
