@@ -61,6 +61,15 @@ impl Answer {
         (200..300).contains(&self.status)
     }
 
+    /// The body of a success; the classified failure otherwise.
+    pub fn into_body(self) -> Result<String, BrokerFailure> {
+        if self.is_success() {
+            Ok(self.body)
+        } else {
+            Err(self.failure())
+        }
+    }
+
     /// The classified failure of an answer that is not a success.
     pub fn failure(&self) -> BrokerFailure {
         let mut body: BrokerErrorBody = wire::error_body(&self.body);
@@ -117,14 +126,11 @@ impl EtradeHttp {
         signer: &Signer<'_>,
         request: &EtradeRequest,
     ) -> Result<Option<Value>, BrokerFailure> {
-        let answer = self.api_answer(signer, request).await?;
-        if !answer.is_success() {
-            return Err(answer.failure());
-        }
-        if answer.body.trim().is_empty() {
+        let body = self.api_answer(signer, request).await?.into_body()?;
+        if body.trim().is_empty() {
             return Ok(None);
         }
-        serde_json::from_str(&answer.body)
+        serde_json::from_str(&body)
             .map(Some)
             .map_err(|_| BrokerFailure::Malformed)
     }
@@ -236,14 +242,9 @@ impl EtradeHttp {
         body: Option<&str>,
         module: Module,
     ) -> Result<String, BrokerFailure> {
-        let answer = self
-            .exchange(signer, method, url, extra, body, module)
-            .await?;
-        if answer.is_success() {
-            Ok(answer.body)
-        } else {
-            Err(answer.failure())
-        }
+        self.exchange(signer, method, url, extra, body, module)
+            .await?
+            .into_body()
     }
 
     /// One paced, signed request and its whole answer.
