@@ -2,7 +2,8 @@
 //! `approval_page = true`: a person clicks Approve in headless Chromium (driven through
 //! ChromeDriver's WebDriver HTTP API) and the order is placed once; forged POSTs (no CSRF
 //! token, a foreign or missing Origin) approve nothing; a used link is dead; a wrong PIN
-//! approves nothing.
+//! approves nothing. A client with URL-mode elicitation is offered the page and the call
+//! waits for the person's click; on the HTTP transport the page is served beside `/mcp`.
 
 // Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
 #![cfg(target_os = "linux")]
@@ -11,7 +12,15 @@ mod common;
 
 use common::sandbox::Sandbox;
 use fake_etrade::FakeConfig;
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, CustomNotification,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, ProtocolVersion, UrlElicitationCapability,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const KEY: &str = "JIdOIAcSpwR1Jva7RQBraQ";
@@ -293,4 +302,260 @@ async fn a_wrong_pin_on_the_page_approves_nothing() {
     let (err, p) = place(&s, &id).await;
     assert!(!err, "{p}");
     assert_eq!(s.requests_on(PLACE).len(), 1);
+}
+
+/// What a client with URL-mode elicitation saw, and what its person does on the page.
+#[derive(Clone, Default)]
+struct Seen {
+    /// (message, url, elicitation id) of each URL elicitation.
+    links: Vec<(String, String, String)>,
+    forms: usize,
+    /// The elicitation ids the server said were complete.
+    completed: Vec<String>,
+}
+
+/// A client that opens the approval page when offered (when `opens`), and whose person
+/// then clicks `decision` there (a GET for the token, then the form's POST).
+#[derive(Clone)]
+struct PageOpener {
+    opens: bool,
+    decision: &'static str,
+    seen: Arc<Mutex<Seen>>,
+}
+
+impl ClientHandler for PageOpener {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::default())
+                .with_url(UrlElicitationCapability::new()),
+        );
+        ClientConfig::new(capabilities, Implementation::new("page-opener", "1.0.0"))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } = request
+        else {
+            if let Ok(mut seen) = self.seen.lock() {
+                seen.forms += 1;
+            }
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.links.push((message, url.clone(), elicitation_id));
+        }
+        if !self.opens {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        // The person clicks after the client answered, as in a browser.
+        let decision = self.decision;
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            click(&url, decision).await;
+        });
+        Ok(ElicitResult::new(ElicitationAction::Accept))
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/elicitation/complete"
+            && let Some(id) = notification
+                .params
+                .as_ref()
+                .and_then(|p| p["elicitationId"].as_str())
+            && let Ok(mut seen) = self.seen.lock()
+        {
+            seen.completed.push(id.to_string());
+        }
+    }
+}
+
+/// What the page's form sends when a person clicks `decision` ("approve" or "reject").
+async fn click(url: &str, decision: &str) {
+    let html = reqwest::get(url)
+        .await
+        .expect("GET the page")
+        .text()
+        .await
+        .expect("page body");
+    let (status, body) = post(
+        url,
+        Some(&origin(url)),
+        &format!("csrf={}&decision={decision}", csrf(&html)),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+async fn place_opening_links(s: &Sandbox, opener: PageOpener, id: &str) -> (bool, Value, Seen) {
+    let seen = opener.seen.clone();
+    let (client, _server) = s.serve_another(opener, &["--allow-trading"]).await;
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("place_order").with_arguments(
+                json!({"account_id_key": KEY, "preview_id": id})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+        )
+        .await
+        .expect("call place_order");
+    // The completion notification follows the decision; give it a moment to arrive.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
+    (
+        result.is_error == Some(true),
+        common::payload(&result),
+        seen,
+    )
+}
+
+fn opener(opens: bool, decision: &'static str) -> PageOpener {
+    PageOpener {
+        opens,
+        decision,
+        seen: Arc::new(Mutex::new(Seen::default())),
+    }
+}
+
+/// With `approval_channel = "out_of_band"` the form is never used, but a client that opens
+/// links is offered the page: agreeing to open it approves nothing, the click does.
+#[tokio::test]
+async fn url_elicitation_offers_the_page_and_waits_for_the_click() {
+    let config = FakeConfig::new(
+        common::sandbox::CONSUMER_KEY,
+        common::sandbox::CONSUMER_SECRET,
+    );
+    let s = Sandbox::start_opts(
+        "page-url",
+        config,
+        &["--allow-trading"],
+        "[profiles.{profile}.trading]\napproval = \"required\"\napproval_channel = \"out_of_band\"\napproval_page = true\n",
+    )
+    .await;
+
+    let (id, _) = refused_with_link(&s).await;
+    let (err, p, seen) = place_opening_links(&s, opener(true, "approve"), &id).await;
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+    assert_eq!(seen.forms, 0, "out_of_band never shows the form");
+    let [(message, url, elicitation)] = seen.links.as_slice() else {
+        panic!("one URL elicitation: {:?}", seen.links);
+    };
+    assert!(url.contains("/approve/") && !url.contains(&id), "{url}");
+    for part in ["BUY 7 AAPL", "170.00", "approval page"] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+    assert_eq!(seen.completed, vec![elicitation.clone()]);
+    let (_, j) = s.call("list_order_journal", json!({"limit": 10})).await;
+    let entries = j["data"]["entries"].as_array().cloned().unwrap_or_default();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["preview_id"] == id.as_str() && e["approval"]["channel"] == "page"),
+        "{j}"
+    );
+
+    let (id, _) = refused_with_link(&s).await;
+    let (err, p, _) = place_opening_links(&s, opener(true, "reject"), &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    assert!(
+        p["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("The order was not approved.")),
+        "{p}"
+    );
+
+    let (id, _) = refused_with_link(&s).await;
+    let (err, p, seen) = place_opening_links(&s, opener(false, "approve"), &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    let message = p["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("etrade approve {id}")),
+        "declining the link leaves the other ways: {message}"
+    );
+    assert_eq!(seen.links.len(), 1);
+    assert_eq!(
+        s.requests_on(PLACE).len(),
+        1,
+        "only the approved order was sent"
+    );
+}
+
+/// On the HTTP transport the page is served by the MCP listener itself, beside `/mcp`.
+#[tokio::test]
+async fn over_http_the_page_is_beside_mcp() {
+    let home = common::home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[profiles.default]\nenvironment = \"paper\"\n\n[profiles.default.trading]\napproval = \"required\"\napproval_page = true\n",
+    )
+    .expect("config");
+    let server = common::try_http_server_in(home, &["--allow-trading"], &[])
+        .await
+        .expect("server started");
+    let client = common::http_client(&server.url).await;
+    let accounts = http_call(&client, "list_accounts", json!({})).await;
+    let key = accounts.1["data"]["accounts"][0]["accountIdKey"].clone();
+    let (err, pv) = http_call(
+        &client,
+        "preview_order",
+        json!({"account_id_key": key, "request": {"order_type": "EQ", "symbol": "AAPL",
+            "order_action": "BUY", "quantity": "3", "price_type": "LIMIT", "limit_price": "100.00"}}),
+    )
+    .await;
+    assert!(!err, "{pv}");
+    let id = pv["data"]["preview_id"].as_str().expect("preview_id");
+    let place = json!({"account_id_key": key, "preview_id": id});
+    let (err, refused) = http_call(&client, "place_order", place.clone()).await;
+    assert!(
+        err && refused["error"]["code"] == "execution_disabled",
+        "{refused}"
+    );
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    let mcp_origin = origin(&server.url);
+    let start = message
+        .find(&format!("{mcp_origin}/approve/"))
+        .unwrap_or_else(|| panic!("the page on the MCP listener ({mcp_origin}): {message}"));
+    let url: String = message[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != ',')
+        .collect();
+    let html = reqwest::get(&url)
+        .await
+        .expect("GET")
+        .text()
+        .await
+        .expect("body");
+    let (status, _) = post(
+        &url,
+        Some("http://evil.example"),
+        &format!("csrf={}&decision=approve", csrf(&html)),
+    )
+    .await;
+    assert_eq!(status, 403);
+    click(&url, "approve").await;
+    let (err, placed) = http_call(&client, "place_order", place).await;
+    assert!(!err, "{placed}");
+    let _ = client.cancel().await;
+}
+
+async fn http_call(client: &common::Client, tool: &str, args: Value) -> (bool, Value) {
+    let result = common::call(client, tool, args).await.expect("tools/call");
+    (result.is_error == Some(true), common::payload(&result))
 }

@@ -77,7 +77,23 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             Arc::new(broker)
         }
     };
-    let (desk, approval_page) = order_desk(&setup, broker.clone())?;
+    // Bound before the desk, so the approval page can live beside `/mcp` on a loopback
+    // listener; on a network listener it keeps its own loopback port.
+    let http = match args.transport {
+        TransportArg::Stdio => None,
+        TransportArg::Http => Some(BoundHttp::bind(HttpOptions {
+            listen: args.listen,
+            token: http_token(&args)?,
+            max_body_bytes: args.max_body_bytes,
+            allowed_hosts: args.allowed_hosts.clone(),
+        })?),
+    };
+    let page_origin = http
+        .as_ref()
+        .filter(|h| h.is_loopback())
+        .and_then(BoundHttp::local_addr)
+        .map(|addr| format!("http://{addr}"));
+    let (desk, approval_page) = order_desk(&setup, broker.clone(), page_origin)?;
     let desk = Arc::new(desk);
     let handlers = Handlers {
         credentials,
@@ -116,26 +132,27 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         if let Some(session) = keepalive {
             tokio::spawn(keep_alive(session, shutdown.clone()));
         }
+        let mut page_routes = None;
         if let Some((page, listener)) = approval_page {
             eprintln!("etrade-mcp: approval page on {}/approve/", page.origin());
-            tokio::spawn(page.serve(listener, shutdown.clone()));
+            match listener {
+                Some(listener) => {
+                    tokio::spawn(page.serve(listener, shutdown.clone()));
+                }
+                None => page_routes = Some(page.router()),
+            }
         }
-        match args.transport {
-            TransportArg::Stdio => runtime::mcp::server::serve_stdio(server, shutdown)
+        match http {
+            None => runtime::mcp::server::serve_stdio(server, shutdown)
                 .await
                 .map_err(anyhow::Error::msg),
-            TransportArg::Http => {
-                let token = http_token(&args)?;
-                let bound = BoundHttp::bind(HttpOptions {
-                    listen: args.listen,
-                    token,
-                    max_body_bytes: args.max_body_bytes,
-                    allowed_hosts: args.allowed_hosts.clone(),
-                })
-                .await?;
+            Some(mut bound) => {
                 if let Some(addr) = bound.local_addr() {
                     // Tests and scripts read this line to learn the port of `--listen ...:0`.
                     eprintln!("etrade-mcp: listening on http://{addr}/mcp");
+                }
+                if let Some(routes) = page_routes {
+                    bound = bound.with_routes(routes);
                 }
                 bound.serve(server, shutdown).await?;
                 Ok(())
@@ -188,13 +205,19 @@ fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The local approval page and its listener, when the profile turns it on.
-type Page = Option<(Arc<ApprovalPage>, std::net::TcpListener)>;
+/// The local approval page, when the profile turns it on, with its own listener unless
+/// it is served beside `/mcp`.
+type Page = Option<(Arc<ApprovalPage>, Option<std::net::TcpListener>)>;
 
 /// The order desk of this environment/profile: the shared trading database in the state
 /// folder, the profile's trading policy, the halt switch (`etrade halt`) and, when the
-/// profile turns it on, the local approval page.
-fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<(OrderDesk, Page)> {
+/// profile turns it on, the local approval page — at `page_origin` (the loopback MCP HTTP
+/// listener) when given, else on a loopback port of its own.
+fn order_desk(
+    setup: &Setup,
+    broker: Arc<dyn Broker>,
+    page_origin: Option<String>,
+) -> anyhow::Result<(OrderDesk, Page)> {
     let dir = setup.paths.ensure_data_dir()?;
     let store =
         TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?;
@@ -207,18 +230,29 @@ fn order_desk(setup: &Setup, broker: Arc<dyn Broker>) -> anyhow::Result<(OrderDe
         settings.environment,
     );
     let store = Arc::new(store);
-    let page = if policy.approval_page() {
-        Some(
-            ApprovalPage::bind(
+    let (environment, profile) = (settings.environment.as_str(), settings.profile.as_str());
+    let page = match (policy.approval_page(), page_origin) {
+        (false, _) => None,
+        (true, Some(origin)) => Some((
+            ApprovalPage::new(
+                origin,
                 store.clone(),
-                settings.environment.as_str(),
-                &settings.profile,
+                environment,
+                profile,
+                ApprovalPin::in_dir(dir),
+            ),
+            None,
+        )),
+        (true, None) => {
+            let (page, listener) = ApprovalPage::bind(
+                store.clone(),
+                environment,
+                profile,
                 ApprovalPin::in_dir(dir),
             )
-            .context("cannot open the approval page's loopback port")?,
-        )
-    } else {
-        None
+            .context("cannot open the approval page's loopback port")?;
+            Some((page, Some(listener)))
+        }
     };
     let mut desk = OrderDesk::new(
         store,

@@ -194,7 +194,15 @@ pub async fn try_http_server_with(
     extra: &[&str],
     envs: &[(&str, &str)],
 ) -> Result<HttpServer, String> {
-    let home = home();
+    try_http_server_in(home(), extra, envs).await
+}
+
+/// Like [`try_http_server_with`], in a prepared home (e.g. with a `config.toml`).
+pub async fn try_http_server_in(
+    home: tempfile::TempDir,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Result<HttpServer, String> {
     let mut args = vec!["serve", "--transport", "http"];
     if !extra.contains(&"--listen") {
         args.extend_from_slice(&["--listen", "127.0.0.1:0"]);

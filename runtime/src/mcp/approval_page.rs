@@ -21,6 +21,8 @@ use tokio_util::sync::CancellationToken;
 
 /// Wrong PINs a link survives; then it is dead and a new refusal mints another.
 const PIN_ATTEMPTS: u8 = 3;
+/// The form carries a token, a decision and perhaps a PIN.
+const MAX_FORM_BYTES: usize = 4096;
 
 struct Link {
     preview_id: String,
@@ -39,6 +41,26 @@ pub struct ApprovalPage {
 }
 
 impl ApprovalPage {
+    /// The page, served at `origin` (`http://127.0.0.1:PORT`) by whoever mounts
+    /// [`ApprovalPage::router`]: its own listener ([`ApprovalPage::bind`]) or the MCP HTTP
+    /// listener beside `/mcp`.
+    pub fn new(
+        origin: String,
+        store: Arc<TradingStore>,
+        environment: &str,
+        profile: &str,
+        pin: ApprovalPin,
+    ) -> Arc<ApprovalPage> {
+        Arc::new(ApprovalPage {
+            origin,
+            store,
+            environment: environment.to_string(),
+            profile: profile.to_string(),
+            pin,
+            links: Mutex::new(HashMap::new()),
+        })
+    }
+
     /// Bind the page's own loopback listener on a free port (before the async runtime
     /// starts; [`ApprovalPage::serve`] takes it over).
     pub fn bind(
@@ -50,22 +72,26 @@ impl ApprovalPage {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let port = listener.local_addr()?.port();
-        let page = ApprovalPage {
-            origin: format!("http://127.0.0.1:{port}"),
-            store,
-            environment: environment.to_string(),
-            profile: profile.to_string(),
-            pin,
-            links: Mutex::new(HashMap::new()),
-        };
-        Ok((Arc::new(page), listener))
+        let origin = format!("http://127.0.0.1:{port}");
+        Ok((
+            ApprovalPage::new(origin, store, environment, profile, pin),
+            listener,
+        ))
     }
 
     pub fn origin(&self) -> &str {
         &self.origin
     }
 
-    /// Serve until `shutdown` fires.
+    /// `/approve/{id}`: the page and its form's POST. Bodies are small forms.
+    pub fn router(self: Arc<Self>) -> axum::Router {
+        axum::Router::new()
+            .route("/approve/{id}", axum::routing::get(show).post(decide))
+            .layer(axum::extract::DefaultBodyLimit::max(MAX_FORM_BYTES))
+            .with_state(self)
+    }
+
+    /// Serve on the page's own listener until `shutdown` fires.
     pub async fn serve(
         self: Arc<Self>,
         listener: std::net::TcpListener,
@@ -78,10 +104,7 @@ impl ApprovalPage {
                 return;
             }
         };
-        let app = axum::Router::new()
-            .route("/approve/{id}", axum::routing::get(show).post(decide))
-            .with_state(self);
-        super::http::serve_connections(listener, app, shutdown).await;
+        super::http::serve_connections(listener, self.router(), shutdown).await;
     }
 
     fn live_link(&self, id: &str) -> Option<(String, String)> {

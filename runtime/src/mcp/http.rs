@@ -42,14 +42,18 @@ pub enum HttpError {
     Serve(std::io::Error),
 }
 
-/// A bound listener, so callers learn the real port before serving (`--listen :0`).
+/// A bound listener, so callers learn the real port before serving (`--listen :0`). Bound
+/// before the async runtime starts, so the approval page knows its origin up front.
 pub struct BoundHttp {
-    listener: tokio::net::TcpListener,
+    listener: std::net::TcpListener,
     options: HttpOptions,
+    /// Routes served beside `/mcp` without the bearer token (the approval page, which a
+    /// browser opens and which checks its own one-time ids, CSRF token and Origin).
+    beside: Option<axum::Router>,
 }
 
 impl BoundHttp {
-    pub async fn bind(options: HttpOptions) -> Result<BoundHttp, HttpError> {
+    pub fn bind(options: HttpOptions) -> Result<BoundHttp, HttpError> {
         if options
             .token
             .as_deref()
@@ -60,13 +64,28 @@ impl BoundHttp {
         if !options.listen.ip().is_loopback() && options.token.is_none() {
             return Err(HttpError::TokenRequired(options.listen));
         }
-        let listener = tokio::net::TcpListener::bind(options.listen)
-            .await
-            .map_err(|source| HttpError::Bind {
-                addr: options.listen,
-                source,
-            })?;
-        Ok(BoundHttp { listener, options })
+        let bind_error = |source| HttpError::Bind {
+            addr: options.listen,
+            source,
+        };
+        let listener = std::net::TcpListener::bind(options.listen).map_err(bind_error)?;
+        listener.set_nonblocking(true).map_err(bind_error)?;
+        Ok(BoundHttp {
+            listener,
+            options,
+            beside: None,
+        })
+    }
+
+    /// Whether only this machine can reach the listener.
+    pub fn is_loopback(&self) -> bool {
+        self.options.listen.ip().is_loopback()
+    }
+
+    /// Serve `routes` beside `/mcp`, outside the bearer-token and Origin guard.
+    pub fn with_routes(mut self, routes: axum::Router) -> BoundHttp {
+        self.beside = Some(routes);
+        self
     }
 
     pub fn local_addr(&self) -> Option<SocketAddr> {
@@ -101,10 +120,15 @@ impl BoundHttp {
             token: o.token,
             max_body_bytes: o.max_body_bytes,
         });
-        let app = axum::Router::new()
+        let mut app = axum::Router::new()
             .nest_service("/mcp", service)
             .layer(axum::middleware::from_fn_with_state(guard, check_request));
-        serve_connections(self.listener, app, shutdown).await;
+        if let Some(routes) = self.beside {
+            app = app.merge(routes);
+        }
+        let listener =
+            tokio::net::TcpListener::from_std(self.listener).map_err(HttpError::Serve)?;
+        serve_connections(listener, app, shutdown).await;
         Ok(())
     }
 }

@@ -193,12 +193,27 @@ pub enum Answer {
 
 pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
 
-/// A way to ask the person at the MCP client, through the client's elicitation form.
+pub type DoneFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// A way to ask the person at the MCP client, through the client's elicitation: a form
+/// with one boolean, or a URL the client offers to open (the approval page).
 pub trait AskPerson: Send + Sync {
     /// Whether the client declared form elicitation.
     fn can_ask(&self) -> bool;
     /// Show `message` with one boolean, `field`, to place the order; wait at most `within`.
     fn confirm<'a>(&'a self, message: String, field: &'a str, within: Duration) -> AskFuture<'a>;
+    /// Whether the client declared URL-mode elicitation.
+    fn can_open_links(&self) -> bool;
+    /// Offer to open `url`; `Accept` means the person agreed to open it, nothing more.
+    fn open_link<'a>(
+        &'a self,
+        message: String,
+        url: String,
+        id: String,
+        within: Duration,
+    ) -> AskFuture<'a>;
+    /// Tell the client that the interaction behind the link `id` is over.
+    fn link_done(&self, id: String) -> DoneFuture<'_>;
 }
 
 /// Where a person can approve a preview in a browser (the local approval page).

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 /// The elicitation form's one field.
 const PLACE_FIELD: &str = "place_order";
+/// How often a call waiting on the approval page looks for the person's decision.
+const DECISION_POLL: Duration = Duration::from_millis(200);
 
 impl OrderDesk {
     /// Offer the local approval page in refusals.
@@ -91,24 +93,31 @@ impl OrderDesk {
         }))
     }
 
-    /// Ask the person through the client's form when the policy allows and the client
-    /// can, and record their answer. Without a form, or without an answer, the refusal says
-    /// how to approve out of band.
+    /// Ask the person through the MCP client, and record or await their answer. A client
+    /// that opens links is offered the approval page (when it is on), whatever the channel
+    /// policy: agreeing to open a page approves nothing, and the page asks for the PIN. A
+    /// client with a form is asked there when the policy allows. Otherwise, or without an
+    /// answer, the refusal says how to approve out of band.
     pub async fn ask_approval(
         &self,
         preview: &PreviewRecord,
         ask: Option<&dyn AskPerson>,
     ) -> Result<(), ToolError> {
-        let asker =
-            ask.filter(|a| a.can_ask() && self.policy.approval_channel() == ChannelPolicy::Any);
-        let Some(asker) = asker else {
-            return Err(self.not_approved(preview));
-        };
         let within = preview
             .expires_at
             .duration_since((self.clock)())
             .try_into()
             .unwrap_or(Duration::ZERO);
+        if let Some(asker) = ask.filter(|a| a.can_open_links())
+            && let Some(url) = self.approval_links.as_ref().and_then(|l| l.link(preview))
+        {
+            return self.approve_on_page(preview, asker, url, within).await;
+        }
+        let asker =
+            ask.filter(|a| a.can_ask() && self.policy.approval_channel() == ChannelPolicy::Any);
+        let Some(asker) = asker else {
+            return Err(self.not_approved(preview));
+        };
         let message = format!(
             "Place this order?\n\n{}\n\nTick \"{PLACE_FIELD}\" and submit to place it; decline to refuse it.",
             approval::summary(preview)
@@ -128,6 +137,55 @@ impl OrderDesk {
         match decision {
             Decision::Approved => Ok(()),
             Decision::Rejected => Err(ToolError::execution_disabled("The order was not approved.")),
+        }
+    }
+
+    /// Offer the approval page through the client's URL elicitation, then wait for the
+    /// person's decision there (or through `etrade approve`) until the preview expires.
+    async fn approve_on_page(
+        &self,
+        preview: &PreviewRecord,
+        asker: &dyn AskPerson,
+        url: String,
+        within: Duration,
+    ) -> Result<(), ToolError> {
+        let id = format!("approve-{}", preview.preview_id);
+        let message = format!(
+            "Approve or reject this order on the local approval page.\n\n{}",
+            approval::summary(preview)
+        );
+        match asker.open_link(message, url, id.clone(), within).await {
+            Answer::Accept(_) => {}
+            Answer::Decline | Answer::NoAnswer => return Err(self.not_approved(preview)),
+        }
+        let decided = self.wait_for_decision(&preview.preview_id).await;
+        asker.link_done(id).await;
+        match decided? {
+            Some(Decision::Approved) => Ok(()),
+            Some(Decision::Rejected) | None => {
+                Err(ToolError::execution_disabled("The order was not approved."))
+            }
+        }
+    }
+
+    /// The decision recorded on a preview, polled from the shared store (the page, or
+    /// `etrade approve` in another process, records it); `None` once the preview expired.
+    async fn wait_for_decision(&self, preview_id: &str) -> Result<Option<Decision>, ToolError> {
+        loop {
+            let id = preview_id.to_string();
+            let found = blocking(&self.store, move |s| s.preview(&id))
+                .await?
+                .map_err(|e| store_error(&e))?;
+            let Some(preview) = found else {
+                return Ok(None);
+            };
+            if let Some(approval) = &preview.approval {
+                return Ok(Some(approval.decision));
+            }
+            if (self.clock)() >= preview.expires_at {
+                return Ok(None);
+            }
+            tokio::time::sleep(DECISION_POLL).await;
         }
     }
 
