@@ -57,6 +57,63 @@ fn list_accounts_annotations_agree_with_permission() {
 }
 
 #[test]
+fn get_account_overview_examples_behave_as_declared() {
+    let args = __args("{}");
+    if let ::core::result::Result::Err(e) = g::parse_get_account_overview(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{}", "get_account_overview", e
+        );
+    }
+    let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_account_overview(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}", "get_account_overview", e
+        );
+    }
+    match g::parse_get_account_overview(__args("{\"account_id_key\":\"not a key\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"not a key\"}", "get_account_overview"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"not a key\"}"
+            )
+        }
+    }
+    match g::parse_get_account_overview(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"view\":\"COMPLETE\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"view\":\"COMPLETE\"}",
+                "get_account_overview"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"view\":\"COMPLETE\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_account_overview_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "get_account_overview")
+        .expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
 fn get_account_balances_examples_behave_as_declared() {
     let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
     if let ::core::result::Result::Err(e) = g::parse_get_account_balances(args) {
@@ -499,6 +556,77 @@ fn get_transaction_details_annotations_agree_with_permission() {
     let d = g::TOOLS
         .iter()
         .find(|d| d.name == "get_transaction_details")
+        .expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn summarize_transactions_examples_behave_as_declared() {
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"2023-12-31\",\"start_date\":\"2023-01-01\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_summarize_transactions(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"2023-12-31\",\"start_date\":\"2023-01-01\"}",
+            "summarize_transactions", e
+        );
+    }
+    let args = __args(
+        "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"endDate\":\"2023-12-31\",\"groupBy\":\"symbol\",\"startDate\":\"2023-01-01\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_summarize_transactions(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"endDate\":\"2023-12-31\",\"groupBy\":\"symbol\",\"startDate\":\"2023-01-01\"}",
+            "summarize_transactions", e
+        );
+    }
+    match g::parse_summarize_transactions(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"start_date\":\"2023-01-01\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"start_date\":\"2023-01-01\"}",
+                "summarize_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"start_date\":\"2023-01-01\"}"
+            )
+        }
+    }
+    match g::parse_summarize_transactions(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"2023-12-31\",\"group_by\":\"month\",\"start_date\":\"2023-01-01\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"2023-12-31\",\"group_by\":\"month\",\"start_date\":\"2023-01-01\"}",
+                "summarize_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"end_date\":\"2023-12-31\",\"group_by\":\"month\",\"start_date\":\"2023-01-01\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn summarize_transactions_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "summarize_transactions")
         .expect("descriptor");
     __check_annotations(d);
 }

@@ -339,6 +339,15 @@ impl GetAccountBalancesInputInstType {
 /// Typed input, built only from validated arguments.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct GetAccountOverviewInput {
+    /// One account, as list_accounts gives it; omit for every account.
+    #[serde(default)]
+    pub account_id_key: ::core::option::Option<::std::string::String>,
+}
+
+/// Typed input, built only from validated arguments.
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GetAlertDetailsInput {
     /// The alert's id from list_alerts.
     pub alert_id: i64,
@@ -1814,6 +1823,49 @@ pub struct PreviewOrderInput {
 #[serde(deny_unknown_fields)]
 pub struct ServerStatusInput {}
 
+/// Typed input, built only from validated arguments.
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummarizeTransactionsInput {
+    /// The account, as list_accounts gives it (accountIdKey: letters, digits, _ and -).
+    pub account_id_key: ::std::string::String,
+    /// First day of the range (YYYY-MM-DD). E*TRADE keeps about two years of history.
+    pub start_date: ::runtime::__codegen::Date,
+    /// Last day of the range (YYYY-MM-DD), not before start_date.
+    pub end_date: ::runtime::__codegen::Date,
+    /// transaction_type (default): one row per type. symbol: one row per type and symbol.
+    #[serde(default)]
+    pub group_by: ::core::option::Option<SummarizeTransactionsInputGroupBy>,
+}
+
+/// transaction_type (default): one row per type. symbol: one row per type and symbol.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    ::serde::Deserialize,
+    ::serde::Serialize
+)]
+pub enum SummarizeTransactionsInputGroupBy {
+    #[serde(rename = "transaction_type")]
+    TransactionType,
+    #[serde(rename = "symbol")]
+    Symbol,
+}
+
+impl SummarizeTransactionsInputGroupBy {
+    /// The wire value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::TransactionType => "transaction_type",
+            Self::Symbol => "symbol",
+        }
+    }
+}
+
 /// Static schema tables interpreted by the runtime's validator.
 pub mod schema {
     /// Validation table for [`super::CancelOrderInput`].
@@ -2005,6 +2057,27 @@ pub mod schema {
                             "VARCD",
                             "VARIRACD",
                         ],
+                    },
+                    nullable: false,
+                },
+            },
+        ],
+        rules: &[],
+        extension_fields: &[],
+    };
+
+    /// Validation table for [`super::GetAccountOverviewInput`].
+    pub static GET_ACCOUNT_OVERVIEW_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
+        fields: &[
+            ::runtime::__codegen::FieldSchema {
+                name: "account_id_key",
+                alias: ::core::option::Option::Some("accountIdKey"),
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::Some(1),
+                        max_length: ::core::option::Option::Some(64),
+                        pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
                     },
                     nullable: false,
                 },
@@ -3491,10 +3564,60 @@ pub mod schema {
         rules: &[],
         extension_fields: &[],
     };
+
+    /// Validation table for [`super::SummarizeTransactionsInput`].
+    pub static SUMMARIZE_TRANSACTIONS_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
+        fields: &[
+            ::runtime::__codegen::FieldSchema {
+                name: "account_id_key",
+                alias: ::core::option::Option::Some("accountIdKey"),
+                required: true,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::Some(1),
+                        max_length: ::core::option::Option::Some(64),
+                        pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "start_date",
+                alias: ::core::option::Option::Some("startDate"),
+                required: true,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Date,
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "end_date",
+                alias: ::core::option::Option::Some("endDate"),
+                required: true,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Date,
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "group_by",
+                alias: ::core::option::Option::Some("groupBy"),
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["transaction_type", "symbol"],
+                    },
+                    nullable: false,
+                },
+            },
+        ],
+        rules: &[],
+        extension_fields: &[],
+    };
 }
 
 /// Every tool in the catalog, in spec order.
-pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 21] = [
+pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
     ::runtime::__codegen::ToolDescriptor {
         name: "server_status",
         title: "Server status",
@@ -3541,6 +3664,36 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 21] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::AccountList,
         ),
+    },
+    ::runtime::__codegen::ToolDescriptor {
+        name: "get_account_overview",
+        title: "Account overview",
+        group: "accounts",
+        permission: "read",
+        description: "How an account is doing, in one small exact answer: E*TRADE's account value, cash and buying power; every position (one compact row each, from every portfolio page); totals of market value, cost, total and day's gain; allocation by security type; and, for options, the delta-adjusted share exposure per underlier. Without account_id_key it covers every account. Figures are E*TRADE's, summed exactly; percentages are rounded half away from zero to 2 places. Reads the account list, then per account its balance and every portfolio page (up to the portfolio_pages limit); if a page fails, the account says complete false and why instead of failing the call. Use get_portfolio for a position's full E*TRADE detail.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"One account, as list_accounts gives it; omit for every account.\",\"maxLength\":64,\"minLength\":1,\"pattern\":\"^[A-Za-z0-9_-]+$\",\"type\":\"string\"}},\"type\":\"object\"}",
+        output_schema: "{\"additionalProperties\":false,\"properties\":{\"data\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"accounts\":{\"items\":{\"additionalProperties\":false,\"description\":\"One account's overview.\",\"properties\":{\"account\":{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"type\":\"string\"},\"mode\":{\"description\":\"E*TRADE's accountMode (CASH, MARGIN, IRA).\",\"type\":[\"string\",\"null\"]},\"name\":{\"description\":\"accountName, else accountDesc.\",\"type\":[\"string\",\"null\"]},\"type\":{\"description\":\"E*TRADE's accountType (INDIVIDUAL, ROTHIRA, …).\",\"type\":[\"string\",\"null\"]}},\"required\":[\"account_id_key\",\"name\",\"type\",\"mode\"],\"type\":\"object\"},\"allocation\":{\"description\":\"Market value by security type, then CASH, each with its weight of total_account_value (2 places).\",\"items\":{\"additionalProperties\":false,\"properties\":{\"market_value\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"security_type\":{\"type\":\"string\"},\"weight_pct\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]}},\"required\":[\"security_type\",\"market_value\",\"weight_pct\"],\"type\":\"object\"},\"type\":\"array\"},\"complete\":{\"description\":\"False when the balance or a portfolio page failed or the page limit was reached: sums then cover only what was read.\",\"type\":\"boolean\"},\"incomplete_reason\":{\"type\":[\"string\",\"null\"]},\"option_exposure\":{\"description\":\"Per underlier with option positions: shares held, Σ contracts × delta × multiplier from E*TRADE's greeks (null when a delta is missing), and their sum.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"net_delta_shares\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"option_delta_shares\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"shares\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"underlier\":{\"type\":\"string\"}},\"required\":[\"underlier\",\"shares\",\"option_delta_shares\",\"net_delta_shares\"],\"type\":\"object\"},\"type\":\"array\"},\"portfolio_pages\":{\"description\":\"Portfolio pages read.\",\"type\":\"integer\"},\"positions\":{\"description\":\"Every position of every page read, in E*TRADE's order; figures as the portfolio pages give them.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"cost\":{\"description\":\"totalCost.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"days_gain\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"days_gain_pct\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"last_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"market_value\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"quantity\":{\"description\":\"Shares or contracts, negative when short.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"security_type\":{\"description\":\"EQ, OPTN, MF, BOND, …\",\"type\":[\"string\",\"null\"]},\"symbol\":{\"description\":\"The symbol; for an option, its display symbol (symbolDescription, else osiKey).\",\"type\":[\"string\",\"null\"]},\"total_gain\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"total_gain_pct\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"underlier\":{\"description\":\"For an option, the underlying symbol; else null.\",\"type\":[\"string\",\"null\"]},\"weight_pct\":{\"description\":\"market_value / total_account_value × 100, rounded half away from zero to 2 places.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]}},\"required\":[\"symbol\",\"security_type\",\"underlier\",\"quantity\",\"last_price\",\"market_value\",\"cost\",\"total_gain\",\"total_gain_pct\",\"days_gain\",\"days_gain_pct\",\"weight_pct\"],\"type\":\"object\"},\"type\":\"array\"},\"totals\":{\"additionalProperties\":false,\"description\":\"Null figures are ones E*TRADE did not give (or, for sums, did not give for every position).\",\"properties\":{\"buying_power\":{\"description\":\"Margin buying power for a margin account, else cash buying power (balance).\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"cash\":{\"description\":\"E*TRADE's cash balance (balance).\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"days_gain\":{\"description\":\"Sum of the positions' daysGain.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"days_gain_pct\":{\"description\":\"days_gain / (market_value − days_gain) × 100, rounded half away from zero to 2 places.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"market_value\":{\"description\":\"Sum of the positions' marketValue.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"total_account_value\":{\"description\":\"E*TRADE's real-time total account value (balance).\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"total_cost\":{\"description\":\"Sum of the positions' totalCost.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"total_gain\":{\"description\":\"Sum of the positions' totalGain.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"total_gain_pct\":{\"description\":\"total_gain / total_cost × 100, rounded half away from zero to 2 places.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]}},\"required\":[\"total_account_value\",\"cash\",\"buying_power\",\"market_value\",\"total_cost\",\"total_gain\",\"total_gain_pct\",\"days_gain\",\"days_gain_pct\"],\"type\":\"object\"}},\"required\":[\"account\",\"totals\",\"positions\",\"allocation\",\"option_exposure\",\"portfolio_pages\",\"complete\",\"incomplete_reason\"],\"type\":\"object\"},\"type\":\"array\"},\"complete\":{\"description\":\"True when every account is complete.\",\"type\":\"boolean\"}},\"required\":[\"accounts\",\"complete\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"error\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"alert_deletion_result\":{\"anyOf\":[{\"type\":\"null\"},{\"additionalProperties\":false,\"properties\":{\"deleted\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"failed\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"}},\"required\":[\"deleted\",\"failed\"],\"type\":\"object\"}]},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"],\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"required\":[\"path\",\"code\",\"message\"],\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"required\":[\"code\",\"message\",\"status_code\",\"broker_code\",\"broker_message\",\"request_id\",\"validation_errors\",\"alert_deletion_result\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"meta\":{\"additionalProperties\":false,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"],\"type\":\"string\"},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"required\":[\"environment\",\"profile\",\"observed_at\"],\"type\":\"object\"}},\"required\":[\"data\",\"error\",\"meta\"],\"type\":\"object\"}",
+        input_table: &schema::GET_ACCOUNT_OVERVIEW_INPUT,
+        error_codes: &[
+            "invalid_input",
+            "tool_not_available",
+            "authentication_required",
+            "authorization_expired",
+            "authentication_failed",
+            "credential_coordination_failed",
+            "broker_rejection",
+            "rate_limited",
+            "not_found",
+            "service_unavailable",
+            "invalid_broker_response",
+            "transport_error",
+            "internal_error",
+        ],
+        endpoint: ::core::option::Option::None,
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_account_balances",
@@ -3697,6 +3850,36 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 21] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::TransactionDetails,
         ),
+    },
+    ::runtime::__codegen::ToolDescriptor {
+        name: "summarize_transactions",
+        title: "Summarize transactions",
+        group: "accounts",
+        permission: "read",
+        description: "Total an account's transactions between start_date and end_date by transaction type (and by symbol with group_by symbol): count, net amount and fees per group and overall — dividends, interest, fees or deposits for a year in one call. Reads every transaction page of the range (50 per page, up to the transaction_pages limit) and counts each transaction once; amounts are E*TRADE's, summed exactly. If a page fails the answer says complete false and why instead of failing the call. Use list_transactions for the transactions themselves.",
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"The account, as list_accounts gives it (accountIdKey: letters, digits, _ and -).\",\"maxLength\":64,\"minLength\":1,\"pattern\":\"^[A-Za-z0-9_-]+$\",\"type\":\"string\"},\"end_date\":{\"description\":\"Last day of the range (YYYY-MM-DD), not before start_date.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"group_by\":{\"description\":\"transaction_type (default): one row per type. symbol: one row per type and symbol.\",\"enum\":[\"transaction_type\",\"symbol\"],\"type\":\"string\"},\"start_date\":{\"description\":\"First day of the range (YYYY-MM-DD). E*TRADE keeps about two years of history.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"}},\"required\":[\"account_id_key\",\"start_date\",\"end_date\"],\"type\":\"object\"}",
+        output_schema: "{\"additionalProperties\":false,\"properties\":{\"data\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"type\":\"string\"},\"complete\":{\"description\":\"False when a page failed or the page limit was reached: the totals then cover only the pages read.\",\"type\":\"boolean\"},\"end_date\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"groups\":{\"description\":\"One row per transaction type (and symbol), sorted by type then symbol.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":\"integer\"},\"fees\":{\"description\":\"Sum of the brokerage fee, exact; a transaction without one counts as zero.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"net_amount\":{\"description\":\"Sum of amount, exact (money in positive, out negative); null when a transaction had no amount.\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"symbol\":{\"description\":\"With group_by symbol, the symbol (null for transactions without one); otherwise null.\",\"type\":[\"string\",\"null\"]},\"transaction_type\":{\"description\":\"E*TRADE's transactionType (Unknown when it gave none).\",\"type\":\"string\"}},\"required\":[\"transaction_type\",\"symbol\",\"count\",\"net_amount\",\"fees\"],\"type\":\"object\"},\"type\":\"array\"},\"incomplete_reason\":{\"type\":[\"string\",\"null\"]},\"pages\":{\"description\":\"Transaction pages read.\",\"type\":\"integer\"},\"start_date\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"totals\":{\"additionalProperties\":false,\"description\":\"Every transaction counted once.\",\"properties\":{\"count\":{\"type\":\"integer\"},\"fees\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"net_amount\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\".\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]}},\"required\":[\"count\",\"net_amount\",\"fees\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"start_date\",\"end_date\",\"groups\",\"totals\",\"pages\",\"complete\",\"incomplete_reason\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"error\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"alert_deletion_result\":{\"anyOf\":[{\"type\":\"null\"},{\"additionalProperties\":false,\"properties\":{\"deleted\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"failed\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"}},\"required\":[\"deleted\",\"failed\"],\"type\":\"object\"}]},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"],\"type\":\"string\"},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"required\":[\"path\",\"code\",\"message\"],\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"required\":[\"code\",\"message\",\"status_code\",\"broker_code\",\"broker_message\",\"request_id\",\"validation_errors\",\"alert_deletion_result\"],\"type\":\"object\"},{\"type\":\"null\"}]},\"meta\":{\"additionalProperties\":false,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"],\"type\":\"string\"},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"required\":[\"environment\",\"profile\",\"observed_at\"],\"type\":\"object\"}},\"required\":[\"data\",\"error\",\"meta\"],\"type\":\"object\"}",
+        input_table: &schema::SUMMARIZE_TRANSACTIONS_INPUT,
+        error_codes: &[
+            "invalid_input",
+            "tool_not_available",
+            "authentication_required",
+            "authorization_expired",
+            "authentication_failed",
+            "credential_coordination_failed",
+            "broker_rejection",
+            "rate_limited",
+            "not_found",
+            "service_unavailable",
+            "invalid_broker_response",
+            "transport_error",
+            "internal_error",
+        ],
+        endpoint: ::core::option::Option::None,
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_quotes",
@@ -4246,6 +4429,13 @@ pub fn parse_list_accounts(
     ::runtime::__codegen::parse_input(&schema::LIST_ACCOUNTS_INPUT, args)
 }
 
+/// Validate `get_account_overview` arguments and build its typed input.
+pub fn parse_get_account_overview(
+    args: ::runtime::__codegen::JsonObject,
+) -> ::core::result::Result<GetAccountOverviewInput, ::runtime::__codegen::ToolError> {
+    ::runtime::__codegen::parse_input(&schema::GET_ACCOUNT_OVERVIEW_INPUT, args)
+}
+
 /// Validate `get_account_balances` arguments and build its typed input.
 pub fn parse_get_account_balances(
     args: ::runtime::__codegen::JsonObject,
@@ -4282,6 +4472,16 @@ pub fn parse_get_transaction_details(
     ::runtime::__codegen::ToolError,
 > {
     ::runtime::__codegen::parse_input(&schema::GET_TRANSACTION_DETAILS_INPUT, args)
+}
+
+/// Validate `summarize_transactions` arguments and build its typed input.
+pub fn parse_summarize_transactions(
+    args: ::runtime::__codegen::JsonObject,
+) -> ::core::result::Result<
+    SummarizeTransactionsInput,
+    ::runtime::__codegen::ToolError,
+> {
+    ::runtime::__codegen::parse_input(&schema::SUMMARIZE_TRANSACTIONS_INPUT, args)
 }
 
 /// Validate `get_quotes` arguments and build its typed input.
@@ -4561,6 +4761,19 @@ impl GetAlertDetailsInput {
     }
 }
 
+impl GetAccountOverviewInput {
+    /// `limits.page_size` of `get_account_overview` in the spec.
+    pub const PAGE_SIZE: u32 = 200;
+
+    /// `limits.portfolio_pages` of `get_account_overview` in the spec.
+    pub const PORTFOLIO_PAGES: u32 = 50;
+}
+
+impl SummarizeTransactionsInput {
+    /// `limits.transaction_pages` of `summarize_transactions` in the spec.
+    pub const TRANSACTION_PAGES: u32 = 100;
+}
+
 /// The `status` tools with logic of their own, one method each (a tool without its handler does not compile).
 pub trait StatusHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// `server_status` (read permission): Report this server's name and version, the MCP protocol versions it supports, the environment and profile in use, the transport, the enabled tools and granted permissions, and a local estimate of the stored E*TRADE credentials. Makes no broker request; an active estimate does not prove broker authorization.
@@ -4575,11 +4788,29 @@ pub trait StatusHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
 
 /// The `accounts` tools with logic of their own, one method each (a tool without its handler does not compile).
 pub trait AccountsHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// `get_account_overview` (read permission): How an account is doing, in one small exact answer: E*TRADE's account value, cash and buying power; every position (one compact row each, from every portfolio page); totals of market value, cost, total and day's gain; allocation by security type; and, for options, the delta-adjusted share exposure per underlier. Without account_id_key it covers every account. Figures are E*TRADE's, summed exactly; percentages are rounded half away from zero to 2 places. Reads the account list, then per account its balance and every portfolio page (up to the portfolio_pages limit); if a page fails, the account says complete false and why instead of failing the call. Use get_portfolio for a position's full E*TRADE detail.
+    fn get_account_overview(
+        &self,
+        ctx: &::runtime::__codegen::CallContext,
+        input: GetAccountOverviewInput,
+    ) -> impl ::core::future::Future<
+        Output = ::runtime::__codegen::ToolResult,
+    > + ::core::marker::Send;
+
     /// `list_transactions` (read permission): List one page of an account's transactions (trades, dividends, transfers, fees), newest first unless sort_order is ASC, optionally between start_date and end_date. One broker request for one page of at most count (≤ 50): when marker is not null, call again with it (and the same dates and sort order) for the next page; stop when marker is null or the page is empty.
     fn list_transactions(
         &self,
         ctx: &::runtime::__codegen::CallContext,
         input: ListTransactionsInput,
+    ) -> impl ::core::future::Future<
+        Output = ::runtime::__codegen::ToolResult,
+    > + ::core::marker::Send;
+
+    /// `summarize_transactions` (read permission): Total an account's transactions between start_date and end_date by transaction type (and by symbol with group_by symbol): count, net amount and fees per group and overall — dividends, interest, fees or deposits for a year in one call. Reads every transaction page of the range (50 per page, up to the transaction_pages limit) and counts each transaction once; amounts are E*TRADE's, summed exactly. If a page fails the answer says complete false and why instead of failing the call. Use list_transactions for the transactions themselves.
+    fn summarize_transactions(
+        &self,
+        ctx: &::runtime::__codegen::CallContext,
+        input: SummarizeTransactionsInput,
     ) -> impl ::core::future::Future<
         Output = ::runtime::__codegen::ToolResult,
     > + ::core::marker::Send;
@@ -4750,6 +4981,20 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     }
                 })
             }
+            "get_account_overview" => {
+                ::std::boxed::Box::pin(async move {
+                    match parse_get_account_overview(args) {
+                        ::core::result::Result::Ok(input) => {
+                            ::core::option::Option::Some(
+                                self.0.get_account_overview(ctx, input).await,
+                            )
+                        }
+                        ::core::result::Result::Err(e) => {
+                            ::core::option::Option::Some(::core::result::Result::Err(e))
+                        }
+                    }
+                })
+            }
             "get_account_balances" => {
                 ::std::boxed::Box::pin(async move {
                     match parse_get_account_balances(args) {
@@ -4824,6 +5069,20 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                                     ::runtime::__codegen::answers::TransactionDetails,
                                 >(self.0.broker(), &input.broker_request())
                                     .await,
+                            )
+                        }
+                        ::core::result::Result::Err(e) => {
+                            ::core::option::Option::Some(::core::result::Result::Err(e))
+                        }
+                    }
+                })
+            }
+            "summarize_transactions" => {
+                ::std::boxed::Box::pin(async move {
+                    match parse_summarize_transactions(args) {
+                        ::core::result::Result::Ok(input) => {
+                            ::core::option::Option::Some(
+                                self.0.summarize_transactions(ctx, input).await,
                             )
                         }
                         ::core::result::Result::Err(e) => {

@@ -43,6 +43,9 @@ enum Kind {
     Preview,
     /// Places, cancels, changes an order or deletes alerts.
     Mutation,
+    /// Reads every page (overview, transaction summary): a failed page makes the answer
+    /// `complete: false` ("incomplete" here) rather than an error, except for credentials.
+    Summary,
 }
 
 struct ToolCase {
@@ -74,6 +77,16 @@ const UNBOUND: &[(&str, Kind, Option<Endpoint>)] = &[
         "delete_alerts",
         Kind::Mutation,
         Some(Endpoint::DeleteAlerts),
+    ),
+    (
+        "get_account_overview",
+        Kind::Summary,
+        Some(Endpoint::Portfolio),
+    ),
+    (
+        "summarize_transactions",
+        Kind::Summary,
+        Some(Endpoint::Transactions),
     ),
 ];
 
@@ -194,6 +207,12 @@ fn expected(kind: Kind, fault: Fault) -> Expect {
             Fault::Unauthorized(OauthProblem::TokenRejected) => read("ok", 2),
             Fault::Unauthorized(_) => read("authentication_failed", 1),
         },
+        Kind::Summary => match fault {
+            Fault::Unauthorized(OauthProblem::TokenExpired) => read("authorization_expired", 1),
+            Fault::Unauthorized(OauthProblem::TokenRejected) => read("ok", 2),
+            Fault::Unauthorized(_) => read("authentication_failed", 1),
+            _ => read("incomplete", 1),
+        },
         Kind::Mutation => match fault {
             // The fake applied the mutation, then lost or garbled the answer.
             Fault::ResetBeforeResponse | Fault::Timeout(_) | Fault::MalformedJson => {
@@ -268,6 +287,11 @@ async fn prepare(s: &Sandbox, tool: &str) -> (Value, Target) {
             json!({"account_id_key": KEY})
         }
         "get_position_lots" => json!({"account_id_key": KEY, "position_id": 10002345678u64}),
+        "get_account_overview" => json!({"account_id_key": KEY}),
+        // One page of transactions, so a renewed token shows as exactly two requests.
+        "summarize_transactions" => {
+            json!({"account_id_key": KEY, "start_date": "2023-01-01", "end_date": "2023-02-28"})
+        }
         "get_transaction_details" => {
             let fixtures = s.fake.fixtures();
             let t = fixtures.accounts[0].transactions.first().expect("a txn");
@@ -343,6 +367,13 @@ fn applied(s: &Sandbox, tool: &str, target: &Target, placed_before: usize) -> bo
     }
 }
 
+/// Why a summary is incomplete: its own reason, or its account's.
+fn incomplete_reason(data: &Value) -> String {
+    let own = data["incomplete_reason"].as_str();
+    let account = data["accounts"][0]["incomplete_reason"].as_str();
+    own.or(account).unwrap_or_default().to_string()
+}
+
 /// One cell: what happened, shortened for the table, and the problems found.
 struct Cell {
     shown: String,
@@ -376,7 +407,10 @@ async fn drop_pooled_connection(s: &Sandbox) {
 async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cell {
     let want = expected(case.kind, fault);
     let (args, target) = prepare(s, case.tool).await;
-    let refuse = matches!(fault, Fault::Refuse) && case.kind != Kind::Local;
+    // A summary's earlier requests (account list, balance) reuse the pooled connection, so
+    // its page cannot be refused on a new one: there the fault resets the connection.
+    let refuse =
+        matches!(fault, Fault::Refuse) && !matches!(case.kind, Kind::Local | Kind::Summary);
     if refuse {
         drop_pooled_connection(s).await;
     }
@@ -400,11 +434,19 @@ async fn run_row(s: &Sandbox, case: &ToolCase, label: &str, fault: Fault) -> Cel
 
     let code = if err {
         p["error"]["code"].as_str().unwrap_or("?").to_string()
+    } else if p["data"]["complete"] == false {
+        "incomplete".to_string()
     } else {
         "ok".to_string()
     };
     let mut problems = Vec::new();
     let mut shown = short(&code).to_string();
+    if code == "incomplete" {
+        let reason = incomplete_reason(&p["data"]);
+        if !reason.contains("page 1 failed") {
+            problems.push(format!("incomplete without the failed page as reason: {p}"));
+        }
+    }
     if code != want.code {
         problems.push(format!("code {code}, want {}: {p}", want.code));
     }

@@ -280,6 +280,24 @@ fn check_tool(
         }
         invalid_examples.push((ex.value.args.clone(), ex.value.code.value.clone()));
     }
+    let mut limits = Vec::new();
+    for (key, value) in &t.limits.0 {
+        let ok_name = key.value.starts_with(|c: char| c.is_ascii_lowercase())
+            && key
+                .value
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !ok_name {
+            d.at(
+                key,
+                format!("limit `{}` must be a snake_case name", key.value),
+            );
+        } else if value.value == 0 {
+            d.at(value, format!("limit `{}` must be at least 1", key.value));
+        } else {
+            limits.push((key.value.clone(), value.value));
+        }
+    }
     ir::Tool {
         name: name.clone(),
         title: t
@@ -301,6 +319,7 @@ fn check_tool(
         invalid_examples,
         output_example: t.examples.output.as_ref().map(|v| v.value.clone()),
         binding,
+        limits,
     }
 }
 

@@ -83,6 +83,14 @@ fn tool_section(s: &mut String, t: &Tool) {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if !t.limits.is_empty() {
+        let limits: Vec<String> = t
+            .limits
+            .iter()
+            .map(|(name, value)| format!("`{name}` {value}"))
+            .collect();
+        let _ = writeln!(s, "- Limits: {}", limits.join(", "));
+    }
     let _ = writeln!(
         s,
         "- Schemas: [input](../schemas/{0}.input.json), [output](../schemas/{0}.output.json)\n",

@@ -64,6 +64,7 @@ pub fn tools_rs(catalog: &Catalog) -> String {
         }
     });
     let requests = catalog.tools.iter().filter_map(broker_request);
+    let limits = catalog.tools.iter().filter_map(limit_consts);
     let mut groups: Vec<(&str, Vec<TokenStream>)> = Vec::new();
     for t in catalog.tools.iter().filter(|t| !generated_handler(t)) {
         let m = format_ident!("{}", t.name);
@@ -158,6 +159,7 @@ pub fn tools_rs(catalog: &Catalog) -> String {
         #(#parsers)*
 
         #(#requests)*
+        #(#limits)*
 
         #(#group_traits)*
 
@@ -324,6 +326,25 @@ fn group_trait(group: &str) -> String {
 
 fn generated_handler(t: &Tool) -> bool {
     t.binding.as_ref().is_some_and(|b| b.generated_handler)
+}
+
+/// `impl XInput { const LIMIT: u32 }`: the tool's declared limits.
+fn limit_consts(t: &Tool) -> Option<TokenStream> {
+    if t.limits.is_empty() {
+        return None;
+    }
+    let ty = format_ident!("{}", t.input.rust_name);
+    let consts = t.limits.iter().map(|(name, value)| {
+        let c = format_ident!("{}", name.to_ascii_uppercase());
+        let value = proc_macro2::Literal::u32_unsuffixed(*value);
+        let d = doc(&format!("`limits.{name}` of `{}` in the spec.", t.name));
+        quote! { #d pub const #c: u32 = #value; }
+    });
+    Some(quote! {
+        impl #ty {
+            #(#consts)*
+        }
+    })
 }
 
 /// `impl XInput { fn broker_request }`: the typed E*TRADE request of a bound tool.

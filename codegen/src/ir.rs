@@ -46,6 +46,8 @@ pub struct Tool {
     /// Docs excerpt of a successful `data` object.
     pub output_example: Option<Value>,
     pub binding: Option<Binding>,
+    /// `limits:` in spec order: snake_case name, value ≥ 1.
+    pub limits: Vec<(String, u32)>,
 }
 
 /// A checked broker binding: the runtime endpoint and how each input field is sent.

@@ -58,6 +58,10 @@ pub struct ToolDef {
     pub examples: Examples,
     /// How the tool maps onto E*TRADE, for tools that make one request per call.
     pub broker: Option<S<BrokerDef>>,
+    /// Named bounds of the tool's own work (pages it reads, rows it returns), generated as
+    /// constants on its input type so the handler and the docs state the same numbers.
+    #[serde(default)]
+    pub limits: OrderedMap<S<u32>>,
 }
 
 /// A tool's binding to an E*TRADE endpoint.

@@ -9,13 +9,14 @@
 #![allow(clippy::result_large_err)]
 
 // The layers, each a folder: the MCP surface, the product contract, the E*TRADE client,
-// credentials, trading (policy, desk, journal) and the paper broker. Beside them the broker
+// credentials, trading (policy, desk, journal), the paper broker and whole-account summaries. Beside them the broker
 // interface they meet at, configuration, paths, logging and the platform module.
 pub mod contract;
 pub mod credentials;
 pub mod etrade;
 pub mod mcp;
 pub mod paper;
+pub mod summaries;
 pub mod trading;
 
 pub mod broker;

@@ -408,6 +408,27 @@ fn lot_json(p: &PositionFixture, now_s: i64) -> Value {
     })
 }
 
+/// An option's COMPLETE view also carries greeks and the multiplier. The delta is a fixed
+/// figure by moneyness (in the money ±0.65, out ±0.35): tests need a delta, not a model.
+fn with_greeks(p: &PositionFixture, mut view: Value) -> Value {
+    if let Some(o) = &p.option {
+        let call = o.call_put == "CALL";
+        let in_the_money = if call {
+            o.underlier_price > o.strike_price
+        } else {
+            o.underlier_price < o.strike_price
+        };
+        let size = if in_the_money { 0.65 } else { 0.35 };
+        view["delta"] = json!(if call { size } else { -size });
+        view["gamma"] = json!(0.02);
+        view["theta"] = json!(-0.05);
+        view["vega"] = json!(0.11);
+        view["ivPct"] = json!(27.5);
+        view["optionMultiplier"] = json!(100);
+    }
+    view
+}
+
 fn view_json(view: &str, p: &PositionFixture, now_s: i64) -> (&'static str, Value) {
     let base_price = p.option.as_ref().map(|o| o.underlier_price);
     match view {
@@ -455,36 +476,39 @@ fn view_json(view: &str, p: &PositionFixture, now_s: i64) -> (&'static str, Valu
         ),
         "COMPLETE" => (
             "Complete",
-            json!({
-                "priceAdjustedFlag": false,
-                "price": p.last_trade,
-                "adjPrice": p.last_trade,
-                "change": p.change(),
-                "changePct": p.change_pct(),
-                "prevClose": p.previous_close,
-                "adjPrevClose": p.previous_close,
-                "volume": p.volume,
-                "lastTrade": p.last_trade,
-                "lastTradeTime": now_s,
-                "adjLastTrade": p.last_trade,
-                "symbolDescription": p.symbol_description,
-                "bid": round(p.last_trade - 0.05, 2),
-                "bidSize": 100,
-                "ask": round(p.last_trade + 0.05, 2),
-                "askSize": 200,
-                "week52Low": p.week52_low,
-                "week52High": p.week52_high,
-                "eps": p.eps,
-                "pe": p.pe_ratio,
-                "marketCap": p.market_cap,
-                "dividend": p.dividend,
-                "divYield": p.div_yield,
-                "marginable": p.option.is_none(),
-                "baseSymbolAndPrice": format!("{} {:.2}", p.symbol, base_price.unwrap_or(p.last_trade)),
-                "daysToExpiration": 0,
-                "currency": "USD",
-                "quoteStatus": "REALTIME",
-            }),
+            with_greeks(
+                p,
+                json!({
+                    "priceAdjustedFlag": false,
+                    "price": p.last_trade,
+                    "adjPrice": p.last_trade,
+                    "change": p.change(),
+                    "changePct": p.change_pct(),
+                    "prevClose": p.previous_close,
+                    "adjPrevClose": p.previous_close,
+                    "volume": p.volume,
+                    "lastTrade": p.last_trade,
+                    "lastTradeTime": now_s,
+                    "adjLastTrade": p.last_trade,
+                    "symbolDescription": p.symbol_description,
+                    "bid": round(p.last_trade - 0.05, 2),
+                    "bidSize": 100,
+                    "ask": round(p.last_trade + 0.05, 2),
+                    "askSize": 200,
+                    "week52Low": p.week52_low,
+                    "week52High": p.week52_high,
+                    "eps": p.eps,
+                    "pe": p.pe_ratio,
+                    "marketCap": p.market_cap,
+                    "dividend": p.dividend,
+                    "divYield": p.div_yield,
+                    "marginable": p.option.is_none(),
+                    "baseSymbolAndPrice": format!("{} {:.2}", p.symbol, base_price.unwrap_or(p.last_trade)),
+                    "daysToExpiration": 0,
+                    "currency": "USD",
+                    "quoteStatus": "REALTIME",
+                }),
+            ),
         ),
         _ => (
             "Quick",
