@@ -345,6 +345,40 @@ async fn paper_answers_both_from_its_book() {
     )
     .await;
 
+    // And two calls, for the delta exposure: the first listed expiry, the strike nearest.
+    let expiries = p
+        .ok("get_option_expire_dates", json!({"symbol": "AAPL"}))
+        .await;
+    let e = &expiries["expirationDates"][0];
+    let chain = p
+        .ok(
+            "get_option_chains",
+            json!({"symbol": "AAPL", "expiry_year": e["year"], "expiry_month": e["month"],
+                "expiry_day": e["day"], "no_of_strikes": 1, "chain_type": "CALL"}),
+        )
+        .await;
+    let call = &chain["optionPairs"][0]["call"];
+    let expiration = format!(
+        "{:04}-{:02}-{:02}",
+        e["year"].as_i64().unwrap_or_default(),
+        e["month"].as_i64().unwrap_or_default(),
+        e["day"].as_i64().unwrap_or_default()
+    );
+    let option = json!({"order_type": "OPTN", "symbol": "AAPL", "order_action": "BUY_OPEN",
+        "quantity": "2", "price_type": "MARKET", "call_put": "CALL",
+        "expiration": expiration, "strike_price": call["strikePrice"]});
+    let pv = p
+        .ok(
+            "preview_order",
+            json!({"account_id_key": key, "request": option}),
+        )
+        .await;
+    p.ok(
+        "place_order",
+        json!({"account_id_key": key, "preview_id": pv["preview_id"]}),
+    )
+    .await;
+
     let overview = p.ok("get_account_overview", json!({})).await;
     assert_eq!(overview["complete"], true, "{overview}");
     assert_eq!(
@@ -379,6 +413,18 @@ async fn paper_answers_both_from_its_book() {
     for (row, full) in rows.iter().zip(&positions) {
         assert_eq!(dec(&row["quantity"]), dec(&full["quantity"]));
     }
+    let exposure = &account["option_exposure"][0];
+    assert_eq!(exposure["underlier"], "AAPL", "{account}");
+    assert_eq!(dec(&exposure["shares"]), Decimal::from(5));
+    let option_delta = dec(&exposure["option_delta_shares"]);
+    assert!(
+        option_delta > Decimal::ZERO && option_delta < Decimal::from(200),
+        "2 calls × delta × 100: {exposure}"
+    );
+    assert_eq!(
+        dec(&exposure["net_delta_shares"]),
+        option_delta + Decimal::from(5)
+    );
     let balance = p
         .ok(
             "get_account_balances",

@@ -4,7 +4,7 @@
 //! from the local credential estimate, so a login (or an expiry) takes effect at once and no
 //! request is sent without credentials.
 
-use super::touch::{MarketData, OptionContract, Touch};
+use super::touch::{Greeks, MarketData, OptionContract, Touch};
 use crate::broker::Broker;
 use crate::contract::errors::{ErrorCode, ToolError};
 use crate::etrade::models::money::decimal_of;
@@ -142,6 +142,10 @@ impl MarketData for BlendedMarket {
 
     fn source(&self) -> &'static str {
         self.simulated.source()
+    }
+
+    fn option_greeks(&self, contract: &OptionContract, at: Timestamp) -> Option<Greeks> {
+        self.simulated.option_greeks(contract, at)
     }
 }
 

@@ -51,8 +51,9 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
 
+use self::rounding::round_dec;
 use self::sessions::effective;
-use super::touch::{MarketData, OptionContract, Touch};
+use super::touch::{Greeks, MarketData, OptionContract, Touch};
 
 /// The deterministic simulated market of the paper broker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,5 +121,18 @@ impl MarketData for SimulatedMarket {
 
     fn source(&self) -> &'static str {
         "simulated"
+    }
+
+    fn option_greeks(&self, contract: &OptionContract, at: Timestamp) -> Option<Greeks> {
+        let (_, v) = self.option_at(contract, at)?;
+        let m = &v.model;
+        Some(Greeks {
+            delta: round_dec(m.delta, 4),
+            gamma: round_dec(m.gamma, 4),
+            theta: round_dec(m.theta, 4),
+            vega: round_dec(m.vega, 4),
+            rho: round_dec(m.rho, 4),
+            iv_pct: round_dec(v.iv * 100.0, 4),
+        })
     }
 }

@@ -41,6 +41,18 @@ pub struct OptionContract {
     pub strike: Decimal,
 }
 
+/// An option's sensitivities, as E*TRADE's COMPLETE portfolio view shows them (4 places;
+/// `iv_pct` in percent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Greeks {
+    pub delta: Decimal,
+    pub gamma: Decimal,
+    pub theta: Decimal,
+    pub vega: Decimal,
+    pub rho: Decimal,
+    pub iv_pct: Decimal,
+}
+
 /// A source of prices. Deterministic implementations make paper tests reproducible.
 pub trait MarketData: Send + Sync {
     /// None: the symbol is unknown to this market.
@@ -49,4 +61,8 @@ pub trait MarketData: Send + Sync {
     fn option(&self, contract: &OptionContract, at: Timestamp) -> Option<Touch>;
     /// Shown in every quote and in server_status, e.g. "simulated".
     fn source(&self) -> &'static str;
+    /// The contract's greeks at `at`; None when this market does not model them.
+    fn option_greeks(&self, _contract: &OptionContract, _at: Timestamp) -> Option<Greeks> {
+        None
+    }
 }

@@ -13,6 +13,7 @@ use super::{
 use crate::paper::book::engine::{Ctx, cents, mark, touch};
 use crate::paper::book::state::{AccountRec, Instrument, LotRec, PositionRec, State};
 use crate::paper::book::{PaperError, codes};
+use crate::paper::touch::Greeks;
 use crate::trading::calendar::{regular_hours, trading_day};
 
 fn quote_symbol(i: &Instrument) -> String {
@@ -54,6 +55,7 @@ struct Valued {
     market_value: Decimal,
     total_cost: Decimal,
     days_gain: Decimal,
+    greeks: Option<Greeks>,
 }
 
 fn valued(ctx: &Ctx<'_>, p: &PositionRec, now: Timestamp) -> Valued {
@@ -75,6 +77,10 @@ fn valued(ctx: &Ctx<'_>, p: &PositionRec, now: Timestamp) -> Valued {
         market_value,
         total_cost: cents(p.cost()),
         days_gain: cents(qty * (last - prev_close) * mult),
+        greeks: p
+            .instrument
+            .contract()
+            .and_then(|c| ctx.market.option_greeks(&c, now)),
     }
 }
 
@@ -147,15 +153,24 @@ fn view_json(view: &str, p: &PositionRec, v: &Valued, now: Timestamp) -> (&'stat
                 "premium": if p.instrument.is_option() { num(v.last) } else { json!(0) },
                 "quoteStatus": "REALTIME"}),
         ),
-        "COMPLETE" => (
-            "Complete",
-            json!({"priceAdjustedFlag": false, "price": num(v.last), "adjPrice": num(v.last),
+        "COMPLETE" => {
+            let mut view = json!({"priceAdjustedFlag": false, "price": num(v.last), "adjPrice": num(v.last),
                 "change": num(change), "changePct": num(change_pct), "prevClose": num(v.prev_close),
                 "adjPrevClose": num(v.prev_close), "volume": v.volume, "lastTrade": num(v.last),
                 "lastTradeTime": now_s, "adjLastTrade": num(v.last),
                 "symbolDescription": p.instrument.display(), "currency": "USD",
-                "quoteStatus": "REALTIME"}),
-        ),
+                "quoteStatus": "REALTIME"});
+            if let Some(g) = v.greeks {
+                view["delta"] = num(g.delta);
+                view["gamma"] = num(g.gamma);
+                view["theta"] = num(g.theta);
+                view["vega"] = num(g.vega);
+                view["rho"] = num(g.rho);
+                view["ivPct"] = num(g.iv_pct);
+                view["optionMultiplier"] = num(p.instrument.multiplier());
+            }
+            ("Complete", view)
+        }
         _ => (
             "Quick",
             json!({"lastTrade": num(v.last), "lastTradeTime": now_s, "change": num(change),
