@@ -13,9 +13,9 @@ mod common;
 use common::sandbox::Sandbox;
 use fake_etrade::FakeConfig;
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, CustomNotification,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
-    FormElicitationCapability, Implementation, ProtocolVersion, UrlElicitationCapability,
+    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
+    ProtocolVersion, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
@@ -404,25 +404,16 @@ async fn click(url: &str, decision: &str) {
 async fn place_opening_links(s: &Sandbox, opener: PageOpener, id: &str) -> (bool, Value, Seen) {
     let seen = opener.seen.clone();
     let (client, _server) = s.serve_another(opener, &["--allow-trading"]).await;
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("place_order").with_arguments(
-                json!({"account_id_key": KEY, "preview_id": id})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-        )
-        .await
-        .expect("call place_order");
+    let (err, payload) = common::call_payload(
+        &client,
+        "place_order",
+        json!({"account_id_key": KEY, "preview_id": id}),
+    )
+    .await;
     // The completion notification follows the decision; give it a moment to arrive.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
-    (
-        result.is_error == Some(true),
-        common::payload(&result),
-        seen,
-    )
+    (err, payload, seen)
 }
 
 fn opener(opens: bool, decision: &'static str) -> PageOpener {
@@ -510,9 +501,9 @@ async fn over_http_the_page_is_beside_mcp() {
         .await
         .expect("server started");
     let client = common::http_client(&server.url).await;
-    let accounts = http_call(&client, "list_accounts", json!({})).await;
+    let accounts = common::call_payload(&client, "list_accounts", json!({})).await;
     let key = accounts.1["data"]["accounts"][0]["accountIdKey"].clone();
-    let (err, pv) = http_call(
+    let (err, pv) = common::call_payload(
         &client,
         "preview_order",
         json!({"account_id_key": key, "request": {"order_type": "EQ", "symbol": "AAPL",
@@ -522,7 +513,7 @@ async fn over_http_the_page_is_beside_mcp() {
     assert!(!err, "{pv}");
     let id = pv["data"]["preview_id"].as_str().expect("preview_id");
     let place = json!({"account_id_key": key, "preview_id": id});
-    let (err, refused) = http_call(&client, "place_order", place.clone()).await;
+    let (err, refused) = common::call_payload(&client, "place_order", place.clone()).await;
     assert!(
         err && refused["error"]["code"] == "execution_disabled",
         "{refused}"
@@ -550,12 +541,7 @@ async fn over_http_the_page_is_beside_mcp() {
     .await;
     assert_eq!(status, 403);
     click(&url, "approve").await;
-    let (err, placed) = http_call(&client, "place_order", place).await;
+    let (err, placed) = common::call_payload(&client, "place_order", place).await;
     assert!(!err, "{placed}");
     let _ = client.cancel().await;
-}
-
-async fn http_call(client: &common::Client, tool: &str, args: Value) -> (bool, Value) {
-    let result = common::call(client, tool, args).await.expect("tools/call");
-    (result.is_error == Some(true), common::payload(&result))
 }

@@ -11,8 +11,8 @@ mod common;
 use common::sandbox::Sandbox;
 use fake_etrade::FakeConfig;
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ErrorData, Implementation, ProtocolVersion,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ErrorData, Implementation, ProtocolVersion,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ClientHandler, RoleClient};
@@ -224,20 +224,14 @@ impl ClientHandler for Person {
 async fn place_through(s: &Sandbox, person: Person, id: &str) -> (bool, Value, Vec<String>) {
     let seen = person.seen.clone();
     let (client, _server) = s.serve_another(person, &["--allow-trading"]).await;
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("place_order").with_arguments(
-                json!({"account_id_key": KEY, "preview_id": id})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-        )
-        .await
-        .expect("call place_order");
-    let payload = common::payload(&result);
+    let (err, payload) = common::call_payload(
+        &client,
+        "place_order",
+        json!({"account_id_key": KEY, "preview_id": id}),
+    )
+    .await;
     let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
-    (result.is_error == Some(true), payload, seen)
+    (err, payload, seen)
 }
 
 fn person(answer: ElicitationAction, delay: Duration) -> Person {

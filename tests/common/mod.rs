@@ -268,8 +268,8 @@ pub async fn http_client(url: &str) -> Client {
         .expect("initialize over HTTP")
 }
 
-pub async fn call(
-    client: &Client,
+pub async fn call<H: rmcp::ClientHandler>(
+    client: &RunningService<RoleClient, H>,
     name: &str,
     args: Value,
 ) -> Result<CallToolResult, rmcp::ServiceError> {
@@ -280,6 +280,16 @@ pub async fn call(
     client
         .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
         .await
+}
+
+/// `name(args)` through any client: whether it failed, and its payload.
+pub async fn call_payload<H: rmcp::ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    name: &str,
+    args: Value,
+) -> (bool, Value) {
+    let result = call(client, name, args).await.expect("tools/call");
+    (result.is_error == Some(true), payload(&result))
 }
 
 /// The parsed JSON text block, asserting it equals structuredContent.
