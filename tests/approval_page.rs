@@ -69,6 +69,18 @@ async fn place(s: &Sandbox, id: &str) -> (bool, Value) {
     .await
 }
 
+/// The journal shows the preview approved through the page.
+async fn assert_approved_on_page(s: &Sandbox, id: &str) {
+    let (_, j) = s.call("list_order_journal", json!({"limit": 10})).await;
+    let entries = j["data"]["entries"].as_array().cloned().unwrap_or_default();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["preview_id"] == id && e["approval"]["channel"] == "page"),
+        "{j}"
+    );
+}
+
 fn origin(url: &str) -> String {
     let after = url.trim_start_matches("http://");
     format!("http://{}", after.split('/').next().unwrap_or_default())
@@ -255,14 +267,7 @@ async fn a_click_approves_once_and_forged_posts_approve_nothing() {
     assert_eq!(again, 404, "a used link is dead");
     let (status, _) = post(&url, Some(&here), &format!("csrf={token}&decision=approve")).await;
     assert_eq!(status, 404);
-    let (_, j) = s.call("list_order_journal", json!({"limit": 10})).await;
-    let entries = j["data"]["entries"].as_array().cloned().unwrap_or_default();
-    assert!(
-        entries
-            .iter()
-            .any(|e| e["preview_id"] == id.as_str() && e["approval"]["channel"] == "page"),
-        "{j}"
-    );
+    assert_approved_on_page(&s, &id).await;
 }
 
 #[tokio::test]
@@ -453,14 +458,7 @@ async fn url_elicitation_offers_the_page_and_waits_for_the_click() {
         assert!(message.contains(part), "{part}: {message}");
     }
     assert_eq!(seen.completed, vec![elicitation.clone()]);
-    let (_, j) = s.call("list_order_journal", json!({"limit": 10})).await;
-    let entries = j["data"]["entries"].as_array().cloned().unwrap_or_default();
-    assert!(
-        entries
-            .iter()
-            .any(|e| e["preview_id"] == id.as_str() && e["approval"]["channel"] == "page"),
-        "{j}"
-    );
+    assert_approved_on_page(&s, &id).await;
 
     let (id, _) = refused_with_link(&s).await;
     let (err, p, _) = place_opening_links(&s, opener(true, "reject"), &id).await;
