@@ -65,7 +65,7 @@ impl World {
         let mut config = FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET);
         // The tests move the fake's clock by hours; the client signs with the real clock.
         config.timestamp_window = Duration::from_secs(3 * 24 * 3600);
-        let fake = FakeEtrade::start(config).await;
+        let fake = FakeEtrade::start(config.start_time(midday_eastern())).await;
         let tap = Tap::start(fake.addr()).await;
         let home = home();
         let profile = format!("{name}-{}", std::process::id());

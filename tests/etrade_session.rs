@@ -37,7 +37,8 @@ async fn rig() -> Rig {
     let mut config = FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET);
     // The tests move the clocks by hours; requests are signed with the real clock.
     config.timestamp_window = Duration::from_secs(3 * 24 * 3600);
-    let fake = FakeEtrade::start(config).await;
+    let start = common::midday_eastern();
+    let fake = FakeEtrade::start(config.start_time(start)).await;
     let store = Arc::new(KeyringStore::mock().expect("mock store"));
     let key = CredentialKey::new(Environment::Sandbox, "default").expect("key");
     let endpoints = Endpoints {
@@ -51,7 +52,7 @@ async fn rig() -> Rig {
     };
     let http = EtradeHttp::new(endpoints, &options).expect("client");
     let dir = tempfile::tempdir().expect("temp");
-    let now = Arc::new(Mutex::new(jiff::Timestamp::now()));
+    let now = Arc::new(Mutex::new(start));
     let clock_now = now.clone();
     let session = EtradeSession::new(
         http,

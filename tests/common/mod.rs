@@ -35,6 +35,15 @@ pub fn client_info(version: ProtocolVersion) -> ClientConfig {
 }
 
 /// A state folder of its own for each server, so tests never share config or data.
+/// Today (UTC) at 17:00 UTC: noon in New York in winter, 1 pm in summer. Tests that move
+/// clocks by hours start there, so they never cross E*TRADE's midnight-Eastern token expiry,
+/// whatever the hour they run at.
+pub fn midday_eastern() -> jiff::Timestamp {
+    let now = jiff::Timestamp::now().as_second();
+    let day = now - now.rem_euclid(86_400);
+    jiff::Timestamp::from_second(day + 17 * 3_600).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+}
+
 pub fn home() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
 }

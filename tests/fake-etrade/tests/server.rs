@@ -680,7 +680,11 @@ struct Setup {
 }
 
 async fn setup() -> Setup {
-    let fake = FakeEtrade::start(FakeConfig::default()).await;
+    setup_with(FakeConfig::default()).await
+}
+
+async fn setup_with(config: FakeConfig) -> Setup {
+    let fake = FakeEtrade::start(config).await;
     let access = fake.issue_access_token(CK);
     Setup {
         fake,
@@ -1028,7 +1032,12 @@ async fn control(
 
 #[tokio::test]
 async fn http_control_api() {
-    let s = setup().await;
+    // Two hours on from noon Eastern: the token goes idle, not past its midnight expiry,
+    // whatever the hour the test runs at.
+    let now = jiff::Timestamp::now().as_second();
+    let noon =
+        jiff::Timestamp::from_second(now - now.rem_euclid(86_400) + 17 * 3_600).expect("a time");
+    let s = setup_with(FakeConfig::default().start_time(noon)).await;
     let base = s.fake.base_url();
     let before = s.fake.now();
     let v = control(
