@@ -17,7 +17,7 @@ pub fn docs(catalog: &Catalog, out: &mut BTreeMap<String, String>) {
         );
         out.insert(
             format!("schemas/{}.output.json", t.name),
-            pretty(&json_schema::output_schema(catalog, t)),
+            pretty(&json_schema::documented_output_schema(catalog, t)),
         );
     }
 }
