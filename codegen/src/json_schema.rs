@@ -6,7 +6,12 @@
 //! one advertised in tools/list ([`output_schema`], its [`compact`] form). Every tool's output
 //! schema is sent with each tools/list and hosts read it only to validate `structuredContent`,
 //! so the advertised form spends no bytes on prose or on spellings that validate the same.
-//! Everything is inlined (no `$ref`): some MCP clients do not resolve references.
+//!
+//! Input schemas are inlined (no `$ref`): some MCP clients do not resolve references in
+//! them, and a model reads them best whole. An advertised output schema may refer to its own
+//! `$defs` (`#/$defs/Name`, nothing outside the document): hosts only hand it to a JSON
+//! Schema validator (Ajv in the TypeScript SDK, `jsonschema` in the Python SDK and here), and
+//! those resolve local references; a subschema used several times is then sent once.
 
 use crate::ir::{Catalog, DATE_PATTERN, DECIMAL_PATTERN, Object, Tool, Ty, TyNode};
 use serde_json::{Map, Value, json};
@@ -31,9 +36,11 @@ pub fn input_schema(tool: &Tool) -> Value {
     object(&tool.input, Side::Input)
 }
 
-/// The advertised `outputSchema`: [`documented_output_schema`] in its [`compact`] form.
+/// The advertised `outputSchema`: [`documented_output_schema`] in its [`compact`] form, with
+/// repeated subschemas written once (see [`share_repeats`]).
 pub fn output_schema(catalog: &Catalog, tool: &Tool) -> Value {
-    compact(&documented_output_schema(catalog, tool))
+    let compacted = compact(&documented_output_schema(catalog, tool));
+    share_repeats(compacted, &shareable(&tool.output))
 }
 
 /// The whole `{data, error, meta}` envelope, so success and failure results both validate;
@@ -474,6 +481,147 @@ fn is_plain_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// The subschemas of an output object that may be shared, by name: the spec's named types
+/// (and every other object and enum) by their Rust name, decimals, dates and timestamps by
+/// kind, lists after their items; `OrNull` when null is allowed too. A name is given to one
+/// subschema only.
+fn shareable(output: &Object) -> Vec<(String, Value)> {
+    fn visit(n: &TyNode, out: &mut Vec<(String, Value)>) -> Option<String> {
+        let base = match &n.ty {
+            Ty::Object(o) => {
+                for f in &o.fields {
+                    visit(&f.node, out);
+                }
+                Some(o.rust_name.clone())
+            }
+            Ty::Array { items, .. } => visit(items, out).map(|i| format!("{i}List")),
+            Ty::Enum { rust_name, .. } => Some(rust_name.clone()),
+            Ty::Decimal { .. } => Some("Decimal".into()),
+            Ty::Date => Some("Date".into()),
+            Ty::DateTime => Some("DateTime".into()),
+            Ty::String { .. } | Ty::Integer { .. } | Ty::Boolean | Ty::Any => None,
+        }?;
+        let name = if n.nullable {
+            format!("{base}OrNull")
+        } else {
+            base
+        };
+        let schema = compact(&node(n, Side::Output));
+        match out.iter().find(|(taken, _)| *taken == name) {
+            Some((_, other)) if *other != schema => None,
+            Some(_) => Some(name),
+            None => {
+                out.push((name.clone(), schema));
+                Some(name)
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in &output.fields {
+        visit(&f.node, &mut out);
+    }
+    out
+}
+
+/// `schema` with each candidate subschema that occurs more than once written once, under
+/// `$defs`, and referred to as `{"$ref": "#/$defs/Name"}` wherever it occurs — when that is
+/// shorter. Local references only, each alone in its subschema (so draft-07 validators, which
+/// ignore a reference's siblings, read it the same).
+pub fn share_repeats(mut schema: Value, candidates: &[(String, Value)]) -> Value {
+    let mut candidates: Vec<(String, Value)> = candidates.to_vec();
+    let mut defs = Map::new();
+    loop {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        count_subschemas(&schema, &mut counts);
+        for d in defs.values() {
+            count_subschemas(d, &mut counts);
+        }
+        let best = candidates
+            .iter()
+            .filter_map(|(name, s)| {
+                let text = s.to_string();
+                let n = *counts.get(&text)?;
+                let reference = reference_to(name).to_string().len();
+                // n copies, or n references plus one `"Name":{…},` entry (and `"$defs":{},`).
+                let entry = name.len() + 4 + text.len() + if defs.is_empty() { 11 } else { 0 };
+                let saved = (n * text.len()).checked_sub(n * reference + entry)?;
+                (n > 1 && saved > 0).then_some((saved, name.clone(), s.clone()))
+            })
+            .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
+        let Some((_, name, shared)) = best else {
+            break;
+        };
+        let reference = reference_to(&name);
+        replace_subschemas(&mut schema, &shared, &reference);
+        for d in defs.values_mut() {
+            replace_subschemas(d, &shared, &reference);
+        }
+        // Candidates that contain it now contain the reference.
+        candidates.retain(|(n, _)| *n != name);
+        for (_, c) in &mut candidates {
+            replace_subschemas(c, &shared, &reference);
+        }
+        defs.insert(name, shared);
+    }
+    if let (false, Value::Object(m)) = (defs.is_empty(), &mut schema) {
+        m.insert("$defs".into(), Value::Object(defs));
+    }
+    schema
+}
+
+fn reference_to(name: &str) -> Value {
+    json!({ "$ref": format!("#/$defs/{name}") })
+}
+
+/// Each subschema below `v` (not `v` itself), by its JSON text.
+fn count_subschemas(v: &Value, counts: &mut BTreeMap<String, usize>) {
+    for_each_subschema(v, &mut |s| {
+        *counts.entry(s.to_string()).or_default() += 1;
+        count_subschemas(s, counts);
+    });
+}
+
+/// Every subschema below `v` equal to `target` replaced by `by`.
+fn replace_subschemas(v: &mut Value, target: &Value, by: &Value) {
+    for_each_subschema_mut(v, &mut |s| {
+        if s == target {
+            *s = by.clone();
+        } else {
+            replace_subschemas(s, target, by);
+        }
+    });
+}
+
+fn for_each_subschema(v: &Value, f: &mut dyn FnMut(&Value)) {
+    let Value::Object(m) = v else { return };
+    for (k, x) in m {
+        match (k.as_str(), x) {
+            (k, Value::Object(map)) if SCHEMA_MAPS.contains(&k) && k != "$defs" => {
+                map.values().for_each(&mut *f);
+            }
+            (k, Value::Array(list)) if SCHEMA_LISTS.contains(&k) => list.iter().for_each(&mut *f),
+            (k, s @ Value::Object(_)) if SCHEMAS.contains(&k) => f(s),
+            _ => {}
+        }
+    }
+}
+
+fn for_each_subschema_mut(v: &mut Value, f: &mut dyn FnMut(&mut Value)) {
+    let Value::Object(m) = v else { return };
+    for (k, x) in m.iter_mut() {
+        match (k.as_str(), x) {
+            (k, Value::Object(map)) if SCHEMA_MAPS.contains(&k) && k != "$defs" => {
+                map.values_mut().for_each(&mut *f);
+            }
+            (k, Value::Array(list)) if SCHEMA_LISTS.contains(&k) => {
+                list.iter_mut().for_each(&mut *f);
+            }
+            (k, s @ Value::Object(_)) if SCHEMAS.contains(&k) => f(s),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -857,6 +1005,8 @@ mod tests {
             let full = sample(&documented);
             assert!(d.is_valid(&full), "{}: {full}", tool.name);
             assert!(a.is_valid(&full), "{}: {full}", tool.name);
+            assert!(!input_schema(tool).to_string().contains("$ref"));
+            assert_references_resolve(&advertised, &advertised);
             // Among them: `data` null (an error result) and `error` null (a success).
             for x in mutations(&full) {
                 let ok = d.is_valid(&x);
@@ -865,6 +1015,83 @@ mod tests {
             }
         }
         assert!(rejected > 5_000, "{rejected}");
+    }
+
+    /// Every `$ref` is alone in its subschema and names an entry of the root's `$defs`.
+    fn assert_references_resolve(root: &Value, v: &Value) {
+        match v {
+            Value::Object(m) => {
+                if let Some(r) = m.get("$ref") {
+                    assert_eq!(m.len(), 1, "{v}");
+                    let name = r.as_str().and_then(|r| r.strip_prefix("#/$defs/"));
+                    assert!(name.is_some_and(|n| root["$defs"].get(n).is_some()), "{r}");
+                }
+                m.values().for_each(|x| assert_references_resolve(root, x));
+            }
+            Value::Array(l) => l.iter().for_each(|x| assert_references_resolve(root, x)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn repeated_subschemas_are_written_once_under_their_names() {
+        let decimal = json!({ "type": ["string", "null"], "pattern": "^-?[0-9]+(\\.[0-9]+)?$" });
+        let leg = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "minProperties": 2,
+            "properties": { "symbol": { "type": "string" }, "price": decimal }
+        });
+        let s = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "minProperties": 5,
+            "properties": {
+                "legs": { "type": "array", "items": leg },
+                "closing": { "type": "array", "items": leg, "maxItems": 2 },
+                "limit": decimal,
+                "stop": decimal,
+                "note": { "type": "string" }
+            }
+        });
+        let candidates = [
+            ("Leg".to_string(), leg.clone()),
+            ("DecimalOrNull".to_string(), decimal.clone()),
+            ("Note".to_string(), json!({ "type": "string" })),
+        ];
+        let shared = share_repeats(s.clone(), &candidates);
+        assert_references_resolve(&shared, &shared);
+        assert_eq!(
+            shared["properties"]["legs"]["items"],
+            json!({ "$ref": "#/$defs/Leg" })
+        );
+        assert_eq!(
+            shared["properties"]["limit"],
+            json!({ "$ref": "#/$defs/DecimalOrNull" })
+        );
+        assert_eq!(
+            shared["$defs"]["Leg"]["properties"]["price"],
+            json!({ "$ref": "#/$defs/DecimalOrNull" })
+        );
+        // Short, or not repeated: written in place.
+        assert!(shared["$defs"].get("Note").is_none());
+        assert!(shared.to_string().len() < s.to_string().len());
+        let (d, c) = (validator(&s), validator(&shared));
+        let leg_ok = json!({"symbol": "AAPL", "price": "1.5"});
+        let full =
+            json!({"legs": [leg_ok], "closing": [leg_ok], "limit": null, "stop": "2", "note": "x"});
+        let mut cases = vec![full.clone()];
+        for x in mutations(&full) {
+            cases.push(x);
+        }
+        let mut accepted = 0;
+        for x in &cases {
+            assert_eq!(d.is_valid(x), c.is_valid(x), "{x}");
+            accepted += usize::from(d.is_valid(x));
+        }
+        assert!(accepted > 1 && accepted < cases.len() / 2, "{accepted}");
+        // Nothing repeated: unchanged.
+        assert_eq!(share_repeats(leg.clone(), &candidates), leg);
     }
 
     /// The runtime builds an `AlertDeletionResult` only in the desk method of the tools that
