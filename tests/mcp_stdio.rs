@@ -52,3 +52,77 @@ async fn trading_flag_is_reported_as_granted() {
         .expect("listed");
     assert_eq!(alerts["granted"], false);
 }
+
+/// What tools/list with every permission may weigh, in bytes of JSON: a host fetches it on
+/// every connection and many put all of it before the model. The advertised output schemas
+/// are already as small as schemas accepting exactly the same results get (see
+/// codegen/src/json_schema.rs); the rest is input schemas, descriptions and field names.
+const TOOLS_LIST_BUDGET: usize = 110_000;
+
+#[tokio::test]
+async fn tools_list_with_every_permission_fits_its_budget() {
+    let home = home();
+    let client = stdio_client(&home, &["--allow-trading", "--allow-alert-deletion"]).await;
+    let list = client.list_tools(None).await.expect("tools/list");
+    assert_eq!(list.next_cursor, None, "one page");
+    assert_eq!(list.tools.len(), etrade_mcp::generated::TOOLS.len());
+    let bytes = serde_json::to_string(&list).expect("JSON").len();
+    let outputs: usize = list
+        .tools
+        .iter()
+        .map(|t| serde_json::to_string(&t.output_schema).map_or(0, |s| s.len()))
+        .sum();
+    println!(
+        "tools/list, {} tools: {bytes} bytes ({outputs} in outputSchemas)",
+        list.tools.len()
+    );
+    assert!(
+        bytes <= TOOLS_LIST_BUDGET,
+        "tools/list is {bytes} bytes, over its {TOOLS_LIST_BUDGET}-byte budget"
+    );
+    client.cancel().await.expect("clean shutdown");
+}
+
+/// The official MCP Python SDK checks every result, errors included, against the advertised
+/// outputSchema with its own validator (the `jsonschema` package).
+#[tokio::test]
+async fn the_python_sdk_accepts_every_result() {
+    let home = home();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/check_results.py");
+    let out = tokio::process::Command::new("python3")
+        .args([
+            script,
+            "--",
+            BIN,
+            "serve",
+            "--allow-trading",
+            "--allow-alert-deletion",
+        ])
+        .env("ETRADE_MCP_HOME", home.path())
+        .env("ETRADE_MCP_CREDENTIAL_STORE", "memory")
+        .env_remove("ETRADE_MCP_HTTP_TOKEN")
+        .env_remove("ETRADE_MCP_ENVIRONMENT")
+        .env_remove("ETRADE_MCP_PROFILE")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("python3 (the MCP SDK: pip install mcp)");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect(&text);
+    assert_eq!(v["problems"], serde_json::json!([]), "{text}");
+    let checked = v["checked"].as_array().expect("checked");
+    for tool in v["listed"].as_array().expect("listed") {
+        assert!(
+            checked.iter().any(|c| c[0] == *tool),
+            "{tool} called: {text}"
+        );
+    }
+    for is_error in [false, true] {
+        assert!(checked.iter().any(|c| c[1] == is_error), "{text}");
+    }
+}

@@ -17,7 +17,7 @@ pub fn docs(catalog: &Catalog, out: &mut BTreeMap<String, String>) {
         );
         out.insert(
             format!("schemas/{}.output.json", t.name),
-            pretty(&json_schema::output_schema(catalog, t)),
+            pretty(&json_schema::documented_output_schema(catalog, t)),
         );
     }
 }
@@ -34,7 +34,12 @@ fn tools_md(c: &Catalog) -> String {
     s.push_str(
         "Every result is the envelope `{data, error, meta}` (see [errors.md](errors.md)), sent \
          both as `structuredContent` and as identical JSON text. The `outputSchema` of each \
-         tool describes that whole envelope; the tables below describe `data`.\n\n",
+         tool describes that whole envelope; the tables below describe `data`. The schema \
+         files linked below are the documented form; tools/list advertises a compact form \
+         that accepts exactly the same results (no descriptions, `minProperties` for \
+         all-required objects, properties sharing a schema grouped under \
+         `patternProperties`, repeated parts under `$defs`; `etrade tools show NAME` prints \
+         it).\n\n",
     );
     s.push_str("## Permissions\n\n| permission | granted by | what it allows |\n|---|---|---|\n");
     for p in &c.permissions {

@@ -97,29 +97,40 @@ fn check_examples(
                 d.at(ex, "example args must be an object");
             }
         }
-        if let Some(ex) = &def.examples.output {
-            let envelope = serde_json::json!({
-                "data": ex.value,
-                "error": null,
-                "meta": {"environment": "paper", "profile": "default", "observed_at": "2026-10-17T12:00:00Z"}
-            });
-            if let Ok(v) = jsonschema::validator_for(&json_schema::output_schema(catalog, tool))
-                && let Some(err) = v.iter_errors(&envelope).next()
-            {
-                let path = err.instance_path().to_string();
-                d.at(
-                    ex,
-                    format!("output example does not match the output schema at {path}: {err}"),
-                );
+        // Both output forms, the advertised one and the documented one it is derived from;
+        // they accept the same results, so a problem is reported once.
+        let outputs = [
+            json_schema::output_schema(catalog, tool),
+            json_schema::documented_output_schema(catalog, tool),
+        ];
+        for schema in &outputs {
+            let validator = match jsonschema::validator_for(schema) {
+                Ok(v) => v,
+                Err(e) => {
+                    if checks_clean {
+                        d.at(
+                            &def.output,
+                            format!("output schema is not valid JSON Schema: {e}"),
+                        );
+                    }
+                    break;
+                }
+            };
+            if let Some(ex) = &def.examples.output {
+                let envelope = serde_json::json!({
+                    "data": ex.value,
+                    "error": null,
+                    "meta": {"environment": "paper", "profile": "default", "observed_at": "2026-10-17T12:00:00Z"}
+                });
+                if let Some(err) = validator.iter_errors(&envelope).next() {
+                    let path = err.instance_path().to_string();
+                    d.at(
+                        ex,
+                        format!("output example does not match the output schema at {path}: {err}"),
+                    );
+                    break;
+                }
             }
-        }
-        if let Err(e) = jsonschema::validator_for(&json_schema::output_schema(catalog, tool))
-            && checks_clean
-        {
-            d.at(
-                &def.output,
-                format!("output schema is not valid JSON Schema: {e}"),
-            );
         }
     }
 }
