@@ -3,16 +3,19 @@
 //! outcome recorded), next to a bare redb baseline doing the same number of durable write
 //! transactions on a handle it keeps open — in the same run, on the same disk.
 //!
-//! The store opens the database for every operation (several `etrade serve` processes share
-//! one file, and redb allows one open handle per file), so the ratio shows what that sharing
-//! costs. Run: `cargo bench --bench trading` (env `BENCH_ITERS`, default 300). The last line
-//! is a `REPORT` summary line for `benches/run-all`.
+//! Several `etrade serve` processes share one file and redb allows one open handle per file,
+//! so the store keeps its handle only briefly after an operation (its lease); the ratio shows
+//! what that sharing costs. Then journal pages read back to back (`list_order_journal`'s
+//! store call) against the same read on bare redb's held-open handle, and the latency of a
+//! read after the store has let go of the file (an open, as the first call after a pause pays).
+//! Run: `cargo bench --bench trading` (env `BENCH_ITERS`, default 300). The last lines are
+//! `REPORT` summary lines for `benches/run-all`.
 
 #[path = "support/report.rs"]
 mod summary;
 
 use jiff::Timestamp;
-use redb::{Database, TableDefinition};
+use redb::{Database, ReadableDatabase, TableDefinition};
 use runtime::trading::store::{PreviewClaim, TradingStore};
 use runtime::trading::*;
 use rust_decimal::Decimal;
@@ -159,7 +162,7 @@ fn main() {
     let per = |d: Duration| d / (iters as u32 / 2 * 2);
     let rate = |d: Duration| (iters / 2 * 2) as f64 / d.as_secs_f64();
     println!(
-        "journaled placements (claim + outcome, open per operation): {:>8.1}/s  {:?} each",
+        "journaled placements (claim + outcome):                     {:>8.1}/s  {:?} each",
         rate(j),
         per(j)
     );
@@ -172,11 +175,78 @@ fn main() {
         "ratio journaled/bare time: {:.2}x",
         j.as_secs_f64() / b.as_secs_f64()
     );
+
+    // Reads: a 20-entry journal page, newest first, decoded, as list_order_journal reads it;
+    // the baseline reads the newest 20 records on its held-open handle and decodes them into
+    // their type (a PreviewRecord, a little larger than a journal entry).
+    let pages = iters * 2;
+    let page = || {
+        let start = Instant::now();
+        for _ in 0..pages {
+            let page = store
+                .journal_page("sandbox", "bench", None, 20)
+                .expect("page");
+            assert_eq!(page.entries.len(), 20);
+        }
+        start.elapsed()
+    };
+    let bare_page = || {
+        let start = Instant::now();
+        for _ in 0..pages {
+            let tx = db.begin_read().expect("read tx");
+            let t = tx.open_table(RECORDS).expect("table");
+            let mut n = 0;
+            for item in t.range(0u64..).expect("range").rev().take(20) {
+                let (_, v) = item.expect("item");
+                let _: PreviewRecord = serde_json::from_slice(v.value()).expect("json");
+                n += 1;
+            }
+            assert_eq!(n, 20);
+        }
+        start.elapsed()
+    };
+    bare_page();
+    page();
+    let (mut pb, mut pj) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..2 {
+        pb += bare_page();
+        pj += page();
+    }
+    let page_rate = |d: Duration| (pages * 2) as f64 / d.as_secs_f64();
+    println!(
+        "journal pages (20 entries), back to back: {:>8.1}/s  {:?} each",
+        page_rate(pj),
+        pj / (pages as u32 * 2)
+    );
+    println!(
+        "bare redb, 20 records on a held handle:   {:>8.1}/s  {:?} each",
+        page_rate(pb),
+        pb / (pages as u32 * 2)
+    );
+    // After a pause longer than the store's idle window, a read opens the file again.
+    let mut cold = Duration::ZERO;
+    for _ in 0..10 {
+        std::thread::sleep(Duration::from_millis(300));
+        let start = Instant::now();
+        store
+            .journal_page("sandbox", "bench", None, 20)
+            .expect("page");
+        cold += start.elapsed();
+    }
+    println!("journal page after a 300 ms pause: {:?} each", cold / 10);
+
     summary::report(
         "journaled placements (claim + outcome)",
         rate(j),
         "placements/s",
         "bare redb, 2 durable txns",
         rate(b),
+    );
+    summary::report(
+        "journal pages read back to back (20 entries)",
+        page_rate(pj),
+        "pages/s",
+        "bare redb, same read on a held handle",
+        page_rate(pb),
     );
 }

@@ -1,10 +1,11 @@
 //! The redb store of previews, the mutation journal and daily usage.
 //!
-//! Several `etrade serve` processes (one per MCP client, say) share one database file, and
-//! redb lets only one handle per file be open at a time. So the database is never kept
-//! open: every operation opens the file, runs one transaction and closes it again, retrying
-//! the open for a while when another process has it. Inside one process a mutex serializes
-//! operations, so threads of the same process never contend for the file lock.
+//! Several `etrade serve` processes (one per MCP client, say), `etrade approve` and doctor
+//! share one database file, and redb lets only one handle per file be open at a time. The
+//! handle is a [`DatabaseLease`]: kept open for a moment after an operation and then handed
+//! to whichever other process is waiting for the file (see [`lease`]). Inside one process
+//! the lease runs operations one at a time, so threads of the same process never contend for
+//! the file lock.
 //!
 //! Records are JSON so the on-disk format follows the serde derives in [`super::types`].
 
@@ -12,14 +13,9 @@ use std::fmt::Display;
 use std::fs;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use redb::{
-    Builder, Database, DatabaseError, ReadTransaction, ReadableDatabase, ReadableTable,
-    TableDefinition, WriteTransaction,
-};
+use redb::{ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -29,8 +25,10 @@ use super::types::{
 };
 
 mod approvals;
+mod lease;
 
 pub use approvals::{ApprovalError, DecisionFor};
+use lease::DatabaseLease;
 
 const PREVIEWS: TableDefinition<&str, &str> = TableDefinition::new("previews");
 const JOURNAL: TableDefinition<u64, &str> = TableDefinition::new("journal");
@@ -41,9 +39,6 @@ const USAGE: TableDefinition<&str, &str> = TableDefinition::new("usage");
 const NEXT_JOURNAL_ID: &str = "next_journal_id";
 
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
-/// Open retries start short (the other process usually holds the file for one transaction,
-/// a few milliseconds) and back off to this.
-const MAX_RETRY_SLEEP: Duration = Duration::from_millis(50);
 
 const MAX_PAGE: usize = 100;
 
@@ -120,47 +115,45 @@ pub struct JournalPage {
 
 #[derive(Debug)]
 pub struct TradingStore {
-    path: PathBuf,
-    lock_timeout: Duration,
-    /// Serializes this process's operations; guards no data, so poisoning is ignored.
-    lock: Mutex<()>,
+    lease: DatabaseLease,
 }
 
 impl TradingStore {
-    /// Creates the file (and parent dir) and tables if needed. The database is not kept
-    /// open between operations (see the module docs).
+    /// Creates the file (and parent dir) and tables if needed. The database is kept open
+    /// only briefly between operations (see the module docs).
     pub fn open(path: impl Into<PathBuf>) -> Result<TradingStore, StoreError> {
-        let store = TradingStore {
-            path: path.into(),
-            lock_timeout: DEFAULT_LOCK_TIMEOUT,
-            lock: Mutex::new(()),
-        };
-        if let Some(parent) = store.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let path = path.into();
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(database)?;
         }
-        create_private_file(&store.path)?;
-        // `create` initializes the empty file made above; later operations use `open`, so a
-        // file removed behind our back is an error rather than a silently empty store.
-        let db = store.open_db(true)?;
-        let txn = db.begin_write().db()?;
-        {
-            txn.open_table(PREVIEWS).db()?;
-            txn.open_table(JOURNAL).db()?;
-            txn.open_table(META).db()?;
-            txn.open_table(USAGE).db()?;
-        }
-        txn.commit().db()?;
-        drop(db);
+        create_private_file(&path)?;
+        let store = TradingStore {
+            lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT),
+        };
+        // `create` initializes the empty file made above; later opens use `open`, so a file
+        // removed behind our back is an error rather than a silently empty store.
+        store.lease.with(true, |db| {
+            let txn = db.begin_write().db()?;
+            {
+                txn.open_table(PREVIEWS).db()?;
+                txn.open_table(JOURNAL).db()?;
+                txn.open_table(META).db()?;
+                txn.open_table(USAGE).db()?;
+            }
+            txn.commit().db()
+        })?;
         Ok(store)
     }
 
+    /// How long an operation waits for another process to let go of the file before it
+    /// fails with [`StoreError::Busy`].
     pub fn with_lock_timeout(mut self, timeout: Duration) -> TradingStore {
-        self.lock_timeout = timeout;
+        self.lease.set_lock_timeout(timeout);
         self
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.lease.path()
     }
 
     pub fn insert_preview(&self, record: &PreviewRecord) -> Result<(), StoreError> {
@@ -448,57 +441,28 @@ impl TradingStore {
         &self,
         f: impl FnOnce(&WriteTransaction) -> Result<T, E>,
     ) -> Result<T, E> {
-        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let db = self.open_db(false)?;
-        let txn = db.begin_write().db()?;
-        match f(&txn) {
-            Ok(value) => {
-                txn.commit().db()?;
-                Ok(value)
+        self.lease.with(false, |db| {
+            let txn = db.begin_write().db()?;
+            match f(&txn) {
+                Ok(value) => {
+                    txn.commit().db()?;
+                    Ok(value)
+                }
+                Err(err) => {
+                    // The caller's error is the one worth reporting; an abort failure leaves
+                    // nothing committed either way.
+                    let _ = txn.abort();
+                    Err(err)
+                }
             }
-            Err(err) => {
-                // The caller's error is the one worth reporting; an abort failure leaves
-                // nothing committed either way.
-                let _ = txn.abort();
-                Err(err)
-            }
-        }
+        })
     }
 
     fn read<T>(
         &self,
         f: impl FnOnce(&ReadTransaction) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let db = self.open_db(false)?;
-        let txn = db.begin_read().db()?;
-        f(&txn)
-    }
-
-    /// Opens the file, retrying while another process has it open, until the lock timeout.
-    fn open_db(&self, create: bool) -> Result<Database, StoreError> {
-        let deadline = Instant::now() + self.lock_timeout;
-        let mut sleep = Duration::from_millis(2);
-        loop {
-            let builder = Builder::new();
-            let opened = if create {
-                builder.create(&self.path)
-            } else {
-                builder.open(&self.path)
-            };
-            match opened {
-                Ok(db) => return Ok(db),
-                Err(DatabaseError::DatabaseAlreadyOpen) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return Err(StoreError::Busy);
-                    }
-                    thread::sleep(sleep.min(deadline - now));
-                    sleep = (sleep * 2).min(MAX_RETRY_SLEEP);
-                }
-                Err(err) => return Err(database(err)),
-            }
-        }
+        self.lease.with(false, |db| f(&db.begin_read().db()?))
     }
 }
 
@@ -577,11 +541,15 @@ impl<T, E: Display> IntoStore<T> for Result<T, E> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::thread;
+    use std::time::Instant;
 
     use jiff::Timestamp;
     use jiff::civil::{Date, date};
+    use redb::{Database, DatabaseError};
     use rust_decimal::Decimal;
 
     use super::*;
@@ -1102,11 +1070,33 @@ mod tests {
         assert_eq!(ids, (1..=42).rev().collect::<Vec<u64>>());
     }
 
+    /// Opens the file directly once every store has let go of it (a store's closer runs
+    /// after the idle window; on a loaded machine it can run late).
+    fn open_when_released(path: &Path) -> Database {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match Database::open(path) {
+                Ok(db) => return db,
+                Err(DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
+                    thread::sleep(Duration::from_millis(5));
+                }
+                Err(err) => panic!("the store kept the file: {err}"),
+            }
+        }
+    }
+
+    fn is_held(path: &Path) -> bool {
+        matches!(
+            Database::open(path),
+            Err(DatabaseError::DatabaseAlreadyOpen)
+        )
+    }
+
     #[test]
     fn busy_when_another_handle_keeps_the_file_open() {
         let (_dir, store) = temp_store();
         let store = store.with_lock_timeout(Duration::from_millis(100));
-        let held = Database::open(store.path()).unwrap();
+        let held = open_when_released(store.path());
         let started = Instant::now();
         assert!(matches!(store.preview("p1"), Err(StoreError::Busy)));
         assert!(matches!(
@@ -1116,6 +1106,120 @@ mod tests {
         assert!(started.elapsed() >= Duration::from_millis(200));
         drop(held);
         assert_eq!(store.preview("p1").unwrap(), None);
+    }
+
+    /// The premise of the lease: redb refuses a second handle on a file even within one
+    /// process, so two stores in one process contend like two processes do.
+    #[test]
+    fn a_second_handle_in_one_process_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.redb");
+        let first = Database::create(&path).unwrap();
+        assert!(is_held(&path));
+        drop(first);
+        assert!(!is_held(&path));
+    }
+
+    #[test]
+    fn the_handle_is_kept_while_busy_and_released_when_idle() {
+        let (_dir, store) = temp_store();
+        store
+            .insert_preview(&preview("p1", PreviewKind::New))
+            .unwrap();
+        let used = Instant::now();
+        // Right after an operation the store still has the file (unless this thread was
+        // descheduled past the idle window, which a loaded machine can do).
+        let held = is_held(store.path());
+        assert!(held || used.elapsed() >= lease::IDLE_WINDOW);
+        let plain = open_when_released(store.path());
+        assert!(used.elapsed() >= lease::IDLE_WINDOW);
+        drop(plain);
+        // Opened again on demand.
+        assert!(store.preview("p1").unwrap().is_some());
+    }
+
+    #[test]
+    fn drop_releases_the_handle_at_once() {
+        let (_dir, store) = temp_store();
+        store
+            .append_intent(&intent("sandbox", MutationKind::CancelOrder))
+            .unwrap();
+        let path = store.path().to_owned();
+        drop(store);
+        assert!(!is_held(&path));
+    }
+
+    #[test]
+    fn a_failed_or_panicking_operation_closes_the_handle() {
+        let (_dir, store) = temp_store();
+        assert!(matches!(
+            store.claim_preview(&claim(
+                "missing",
+                &intent("sandbox", MutationKind::PlaceOrder),
+                &allow
+            )),
+            Err(ClaimError::NotFound)
+        ));
+        assert!(!is_held(store.path()), "closed after the refusal");
+
+        let panicked = catch_unwind(AssertUnwindSafe(|| {
+            store.write(|txn| -> Result<(), StoreError> {
+                txn.open_table(PREVIEWS).db()?;
+                panic!("an operation panics mid-transaction");
+            })
+        }));
+        assert!(panicked.is_err());
+        assert!(!is_held(store.path()), "closed while unwinding");
+        // Nothing is wedged: the next operations open the file again and work.
+        let id = store
+            .append_intent(&intent("sandbox", MutationKind::CancelOrder))
+            .unwrap();
+        assert!(store.journal_entry(id).unwrap().is_some());
+        drop(open_when_released(store.path()));
+    }
+
+    /// A process that never pauses must not keep another one out past its lock timeout.
+    #[test]
+    fn a_store_in_constant_use_hands_the_file_over() {
+        let (_dir, busy) = temp_store();
+        let other = TradingStore::open(busy.path())
+            .unwrap()
+            .with_lock_timeout(Duration::from_secs(3));
+        drop(open_when_released(busy.path()));
+        let stop = AtomicBool::new(false);
+        thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(Ordering::SeqCst) {
+                    busy.journal_page("sandbox", "default", None, 5).unwrap();
+                }
+            });
+            // Wait until the busy store has the file (a probe that gets it lets go at once).
+            while !is_held(busy.path()) {
+                thread::sleep(Duration::from_millis(1));
+            }
+            let waited = Instant::now();
+            let result = other.append_intent(&intent("sandbox", MutationKind::CancelOrder));
+            stop.store(true, Ordering::SeqCst);
+            assert_eq!(result.unwrap(), 1, "waited {:?}", waited.elapsed());
+        });
+        assert_eq!(busy.journal_entry(1).unwrap().map(|e| e.id), Some(1));
+    }
+
+    /// Each store sees the other's writes: one can only write once the other let go of the
+    /// file, and the other then opens it again and reads what is on disk.
+    #[test]
+    fn reads_after_a_hand_off_see_the_other_stores_writes() {
+        let (_dir, a) = temp_store();
+        let b = TradingStore::open(a.path()).unwrap();
+        let cancel = intent("sandbox", MutationKind::CancelOrder);
+        for round in 0..3 {
+            let from_a = a.append_intent(&cancel).unwrap();
+            assert!(a.journal_entry(from_a).unwrap().is_some());
+            assert!(b.journal_entry(from_a).unwrap().is_some(), "round {round}");
+            let from_b = b.append_intent(&cancel).unwrap();
+            assert_eq!(from_b, from_a + 1);
+            assert!(a.journal_entry(from_b).unwrap().is_some(), "round {round}");
+        }
     }
 
     #[test]
@@ -1265,7 +1369,7 @@ mod tests {
     fn a_corrupt_record_is_an_error() {
         let (_dir, store) = temp_store();
         {
-            let db = Database::open(store.path()).unwrap();
+            let db = open_when_released(store.path());
             let txn = db.begin_write().unwrap();
             txn.open_table(PREVIEWS)
                 .unwrap()

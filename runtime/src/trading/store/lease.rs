@@ -1,0 +1,218 @@
+//! The trading database handle, kept open between operations and handed to other processes
+//! when idle.
+//!
+//! redb lets one handle at a time have a file open (a second open, from this process or
+//! another, fails with `DatabaseAlreadyOpen`), and several etrade processes share
+//! `trading.redb`: `etrade serve` per MCP client, `etrade approve`, doctor. Opening and closing
+//! the file for every operation cost more than the operation itself, so the handle stays open
+//! for [`IDLE_WINDOW`] after an operation and a closer thread then drops it; a process that
+//! wants the file meanwhile retries its open (see [`open`]) until then.
+//!
+//! Why reads through a kept handle are never stale: while this process holds the handle no
+//! other process can have the file open, so nothing else can commit; once the handle was
+//! dropped, the next operation opens the file again and reads what is on disk.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use redb::{Builder, Database, DatabaseError};
+
+use super::{StoreError, database};
+
+/// How long the handle stays open after an operation. Bursts (a paper placement's claim and
+/// outcome, a client paging the journal) then pay for one open; another process gets the
+/// file at most about this long, plus one operation and one retry sleep, after this one goes
+/// quiet. Shorter than the 200 ms a call waiting for an approval polls the store at, so such
+/// a server still lets `etrade approve` in between two polls.
+pub(super) const IDLE_WINDOW: Duration = Duration::from_millis(100);
+
+/// A process that never goes quiet for [`IDLE_WINDOW`] would keep every other one out past
+/// its lock timeout, so a handle this old is closed by the next operation, which then waits
+/// [`HANDOFF_PAUSE`] before opening again.
+const MAX_TENURE: Duration = Duration::from_secs(1);
+
+/// Longer than the longest retry sleep, so a process waiting in [`open`] tries at least once
+/// while the file is free. Paid at most once per [`MAX_TENURE`] of continuous use.
+const HANDOFF_PAUSE: Duration = Duration::from_millis(60);
+
+/// Open retries start short (the other process usually holds the file for one transaction
+/// plus its idle window) and back off to this.
+const MAX_RETRY_SLEEP: Duration = Duration::from_millis(50);
+
+/// The file's one handle in this process. Operations run one at a time (the mutex), which
+/// also means threads of one process never contend for the file lock.
+pub(super) struct DatabaseLease {
+    path: PathBuf,
+    lock_timeout: Duration,
+    shared: Arc<Shared>,
+}
+
+/// What the closer thread shares with the lease.
+struct Shared {
+    slot: Mutex<Slot>,
+    /// Wakes the closer early when the lease is dropped.
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct Slot {
+    /// None while closed, and while an operation runs (it owns the handle meanwhile, so a
+    /// panic in it drops the handle during unwinding: nothing is left half-used here).
+    held: Option<Held>,
+    /// A closer thread is waiting for `held` to go idle.
+    closer: bool,
+}
+
+struct Held {
+    db: Database,
+    opened: Instant,
+    last_used: Instant,
+}
+
+impl DatabaseLease {
+    pub(super) fn new(path: PathBuf, lock_timeout: Duration) -> DatabaseLease {
+        DatabaseLease {
+            path,
+            lock_timeout,
+            shared: Arc::new(Shared {
+                slot: Mutex::new(Slot::default()),
+                wake: Condvar::new(),
+            }),
+        }
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(super) fn set_lock_timeout(&mut self, timeout: Duration) {
+        self.lock_timeout = timeout;
+    }
+
+    /// Runs `f` on the open database, opening it first (waiting up to the lock timeout for
+    /// another process to let go) when this process does not hold it. `create` initializes
+    /// an empty file. After an error the handle is closed rather than kept: redb refuses
+    /// further work on a handle that hit an I/O error, and refusals are rare enough that
+    /// reopening after them costs nothing that matters.
+    pub(super) fn with<T, E: From<StoreError>>(
+        &self,
+        create: bool,
+        f: impl FnOnce(&Database) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut slot = self.shared.lock();
+        let held = match slot.held.take() {
+            Some(held) if held.opened.elapsed() < MAX_TENURE => held,
+            previous => {
+                if let Some(previous) = previous {
+                    drop(previous);
+                    // Still holding the mutex: this process's other operations wait too.
+                    thread::sleep(HANDOFF_PAUSE);
+                }
+                let db = open(&self.path, create, self.lock_timeout)?;
+                let now = Instant::now();
+                Held {
+                    db,
+                    opened: now,
+                    last_used: now,
+                }
+            }
+        };
+        let result = f(&held.db);
+        if result.is_ok() {
+            slot.held = Some(Held {
+                last_used: Instant::now(),
+                ..held
+            });
+            self.start_closer(&mut slot);
+        }
+        result
+    }
+
+    /// One closer thread per lease while a handle is held; it ends when the handle closes, so
+    /// an idle process (or a CLI between prompts) keeps no thread and no file open.
+    fn start_closer(&self, slot: &mut MutexGuard<'_, Slot>) {
+        if slot.closer {
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        let spawned = thread::Builder::new()
+            .name("trading-db-closer".into())
+            .spawn(move || shared.close_when_idle());
+        slot.closer = spawned.is_ok();
+        if !slot.closer {
+            // Nothing would close the handle later, so it is closed now (the old behaviour).
+            slot.held = None;
+        }
+    }
+}
+
+impl Shared {
+    /// The slot is consistent whenever the mutex is free (see [`Slot::held`]), so a
+    /// poisoned mutex is used as it is.
+    fn lock(&self) -> MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn close_when_idle(&self) {
+        let mut slot = self.lock();
+        while let Some(held) = &slot.held {
+            let idle = held.last_used.elapsed();
+            if idle >= IDLE_WINDOW {
+                slot.held = None;
+                break;
+            }
+            slot = self
+                .wake
+                .wait_timeout(slot, IDLE_WINDOW - idle)
+                .map_or_else(|poisoned| poisoned.into_inner().0, |(slot, _)| slot);
+        }
+        slot.closer = false;
+    }
+}
+
+impl Drop for DatabaseLease {
+    /// Closes the file now, not when the closer next wakes (which then finds nothing to do).
+    fn drop(&mut self) {
+        let mut slot = self.shared.lock();
+        slot.held = None;
+        self.shared.wake.notify_all();
+    }
+}
+
+impl fmt::Debug for DatabaseLease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseLease")
+            .field("path", &self.path)
+            .field("lock_timeout", &self.lock_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Opens the file, retrying while another process has it open, until the lock timeout.
+fn open(path: &Path, create: bool, lock_timeout: Duration) -> Result<Database, StoreError> {
+    let deadline = Instant::now() + lock_timeout;
+    let mut sleep = Duration::from_millis(2);
+    loop {
+        let builder = Builder::new();
+        let opened = if create {
+            builder.create(path)
+        } else {
+            builder.open(path)
+        };
+        match opened {
+            Ok(db) => return Ok(db),
+            Err(DatabaseError::DatabaseAlreadyOpen) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(StoreError::Busy);
+                }
+                thread::sleep(sleep.min(deadline - now));
+                sleep = (sleep * 2).min(MAX_RETRY_SLEEP);
+            }
+            Err(err) => return Err(database(err)),
+        }
+    }
+}
