@@ -59,14 +59,6 @@ async fn place(s: &Sandbox, id: &str) -> (bool, Value) {
     .await
 }
 
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 #[tokio::test]
 async fn out_of_band_approval_places_exactly_once() {
     let s = sandbox("appr-oob", REQUIRED).await;
@@ -85,15 +77,26 @@ async fn out_of_band_approval_places_exactly_once() {
     assert_eq!(s.requests_on(PLACE).len(), 0, "nothing may reach E*TRADE");
 
     let listed = s.cli(&["approve", "--list"], "").await;
-    assert!(listed.status.success(), "{}", text(&listed));
-    assert!(text(&listed).contains(&id) && text(&listed).contains("BUY 7 AAPL"));
+    assert!(listed.status.success(), "{}", common::output_text(&listed));
+    assert!(
+        common::output_text(&listed).contains(&id)
+            && common::output_text(&listed).contains("BUY 7 AAPL")
+    );
 
     // Without a terminal, only --yes approves (the caller showed the summary).
     let refused = s.cli(&["approve", &id], "y\n").await;
-    assert!(!refused.status.success(), "{}", text(&refused));
+    assert!(
+        !refused.status.success(),
+        "{}",
+        common::output_text(&refused)
+    );
     let approved = s.cli(&["approve", &id, "--yes"], "").await;
-    assert!(approved.status.success(), "{}", text(&approved));
-    let shown = text(&approved);
+    assert!(
+        approved.status.success(),
+        "{}",
+        common::output_text(&approved)
+    );
+    let shown = common::output_text(&approved);
     for part in [
         "BUY 7 AAPL",
         "LIMIT limit 170.00",
@@ -110,7 +113,7 @@ async fn out_of_band_approval_places_exactly_once() {
     assert!(err, "placed twice: {p}");
     assert_eq!(s.requests_on(PLACE).len(), 1);
     let again = s.cli(&["approve", &id, "--yes"], "").await;
-    assert!(!again.status.success(), "{}", text(&again));
+    assert!(!again.status.success(), "{}", common::output_text(&again));
 
     let (_, j) = s.call("list_order_journal", json!({"limit": 10})).await;
     let entries = j["data"]["entries"].as_array().cloned().unwrap_or_default();
@@ -128,13 +131,21 @@ async fn an_approval_covers_one_preview_and_a_rejection_sticks() {
     let a = preview(&s, "170.00").await;
     let b = preview(&s, "170.00").await;
     let approved = s.cli(&["approve", &a, "--yes"], "").await;
-    assert!(approved.status.success(), "{}", text(&approved));
+    assert!(
+        approved.status.success(),
+        "{}",
+        common::output_text(&approved)
+    );
     let (err, p) = place(&s, &b).await;
     assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
     assert_eq!(s.requests_on(PLACE).len(), 0);
 
     let rejected = s.cli(&["approve", &b, "--reject"], "").await;
-    assert!(rejected.status.success(), "{}", text(&rejected));
+    assert!(
+        rejected.status.success(),
+        "{}",
+        common::output_text(&rejected)
+    );
     let (err, p) = place(&s, &b).await;
     assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
     assert!(
@@ -147,7 +158,7 @@ async fn an_approval_covers_one_preview_and_a_rejection_sticks() {
     assert!(
         !late.status.success(),
         "a rejection is final: {}",
-        text(&late)
+        common::output_text(&late)
     );
     assert_eq!(s.requests_on(PLACE).len(), 0);
     let (err, p) = place(&s, &a).await;
@@ -161,17 +172,17 @@ async fn a_pin_keeps_a_script_from_approving() {
     let set = s
         .cli(&["approve", "--set-pin"], &format!("{pin}\n{pin}\n"))
         .await;
-    assert!(set.status.success(), "{}", text(&set));
+    assert!(set.status.success(), "{}", common::output_text(&set));
     let id = preview(&s, "170.00").await;
     let wrong = s.cli(&["approve", &id, "--yes"], "1234\n").await;
-    assert!(!wrong.status.success(), "{}", text(&wrong));
-    assert!(!text(&wrong).contains(pin));
+    assert!(!wrong.status.success(), "{}", common::output_text(&wrong));
+    assert!(!common::output_text(&wrong).contains(pin));
     let (err, p) = place(&s, &id).await;
     assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
     let none = s.cli(&["approve", &id, "--yes"], "").await;
     assert!(!none.status.success(), "--yes never skips the PIN");
     let right = s.cli(&["approve", &id, "--yes"], &format!("{pin}\n")).await;
-    assert!(right.status.success(), "{}", text(&right));
+    assert!(right.status.success(), "{}", common::output_text(&right));
     let (err, p) = place(&s, &id).await;
     assert!(!err, "{p}");
     let stored = std::fs::read_to_string(
@@ -354,7 +365,7 @@ async fn paper_rehearses_the_approval() {
         .output()
         .await
         .expect("etrade approve");
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", common::output_text(&out));
     p.ok(
         "place_order",
         json!({"account_id_key": key, "preview_id": id}),
@@ -394,9 +405,9 @@ async fn the_python_sdk_client_answers_the_form() {
                 .output()
                 .await
                 .expect("python3 (the MCP SDK: pip install mcp)");
-            assert!(out.status.success(), "{}", text(&out));
-            let v: Value =
-                serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+            assert!(out.status.success(), "{}", common::output_text(&out));
+            let v: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("{}", common::output_text(&out)));
             v
         }
     };

@@ -113,14 +113,6 @@ fn placed_ids(journal: &[Value]) -> BTreeSet<String> {
         .collect()
 }
 
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 #[tokio::test]
 async fn both_servers_place_and_share_one_journal() {
     let two = Two::start("two-servers", "").await;
@@ -199,28 +191,36 @@ async fn the_cli_works_while_both_servers_run() {
         }
     };
     let (listed, ()) = tokio::join!(two.s.cli(&["approve", "--list"], ""), busy);
-    assert!(listed.status.success(), "{}", text(&listed));
+    assert!(listed.status.success(), "{}", common::output_text(&listed));
     for id in [&from_a, &from_b] {
         assert!(
-            text(&listed).contains(id.as_str()),
+            common::output_text(&listed).contains(id.as_str()),
             "{id}: {}",
-            text(&listed)
+            common::output_text(&listed)
         );
     }
 
     let (err, p) = two.place(Server::B, &from_a).await;
     assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
     let approved = two.s.cli(&["approve", &from_a, "--yes"], "").await;
-    assert!(approved.status.success(), "{}", text(&approved));
+    assert!(
+        approved.status.success(),
+        "{}",
+        common::output_text(&approved)
+    );
     two.placed(Server::B, &from_a).await;
     let (err, p) = two.place(Server::A, &from_a).await;
     assert!(err, "placed twice: {p}");
     assert_eq!(two.placements(), 1);
 
     let halt = two.s.cli(&["halt", "--reason", "two servers"], "").await;
-    assert!(halt.status.success(), "{}", text(&halt));
+    assert!(halt.status.success(), "{}", common::output_text(&halt));
     let approved = two.s.cli(&["approve", &from_b, "--yes"], "").await;
-    assert!(approved.status.success(), "{}", text(&approved));
+    assert!(
+        approved.status.success(),
+        "{}",
+        common::output_text(&approved)
+    );
     for on in [Server::A, Server::B] {
         let (err, p) = two.place(on, &from_b).await;
         assert!(
@@ -230,7 +230,7 @@ async fn the_cli_works_while_both_servers_run() {
     }
     assert_eq!(two.placements(), 1, "nothing sent while halted");
     let resume = two.s.cli(&["resume"], "").await;
-    assert!(resume.status.success(), "{}", text(&resume));
+    assert!(resume.status.success(), "{}", common::output_text(&resume));
     two.placed(Server::A, &from_b).await;
     assert_eq!(two.placements(), 2);
 

@@ -44,6 +44,15 @@ pub fn midday_eastern() -> jiff::Timestamp {
     jiff::Timestamp::from_second(day + 17 * 3_600).unwrap_or(jiff::Timestamp::UNIX_EPOCH)
 }
 
+/// A finished command's stdout then stderr, for assertion messages.
+pub fn output_text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 pub fn home() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
 }

@@ -220,7 +220,6 @@ fn assemble(
         if let Some(u) = &underlier {
             let e = exposure.entry(u.clone()).or_default();
             if option {
-                e.options += 1;
                 e.add_option(p);
             } else {
                 e.shares += signed_quantity(p);
@@ -269,11 +268,14 @@ fn assemble(
     let option_exposure = exposure
         .into_iter()
         .filter(|(_, e)| e.options > 0)
-        .map(|(underlier, e)| Exposure {
-            underlier,
-            shares: e.shares.normalize(),
-            option_delta_shares: e.delta_shares.map(|d| d.normalize()),
-            net_delta_shares: e.delta_shares.map(|d| (d + e.shares).normalize()),
+        .map(|(underlier, e)| {
+            let delta_shares = e.delta_shares.value();
+            Exposure {
+                underlier,
+                shares: e.shares.normalize(),
+                option_delta_shares: delta_shares,
+                net_delta_shares: delta_shares.map(|d| (d + e.shares).normalize()),
+            }
         })
         .collect();
     let complete = problems.is_empty();
@@ -322,27 +324,19 @@ fn last_price(p: &Position) -> Option<Decimal> {
 struct ExposureSum {
     shares: Decimal,
     options: usize,
-    /// `None` once an option position lacked a delta.
-    delta_shares: Option<Decimal>,
-    unknown: bool,
+    /// Σ contracts × delta × multiplier; unknown once an option lacked a delta.
+    delta_shares: Sum,
 }
 
 impl ExposureSum {
     fn add_option(&mut self, p: &Position) {
         let complete = p.complete.as_ref();
-        let delta = complete.and_then(|c| c.delta);
         let multiplier = complete
             .and_then(|c| c.option_multiplier)
             .unwrap_or(Decimal::ONE_HUNDRED);
-        match delta {
-            Some(d) if !self.unknown => {
-                let term = signed_quantity(p) * d * multiplier;
-                self.delta_shares = Some(self.delta_shares.unwrap_or_default() + term);
-            }
-            _ => {
-                self.unknown = true;
-                self.delta_shares = None;
-            }
-        }
+        let delta = complete.and_then(|c| c.delta);
+        self.options += 1;
+        self.delta_shares
+            .add(delta.map(|d| signed_quantity(p) * d * multiplier));
     }
 }

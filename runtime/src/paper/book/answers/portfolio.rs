@@ -58,7 +58,8 @@ struct Valued {
     greeks: Option<Greeks>,
 }
 
-fn valued(ctx: &Ctx<'_>, p: &PositionRec, now: Timestamp) -> Valued {
+/// `greeks`: only the COMPLETE view shows them, and each costs an option valuation.
+fn valued(ctx: &Ctx<'_>, p: &PositionRec, now: Timestamp, greeks: bool) -> Valued {
     let quote = touch(ctx.market, &p.instrument, now);
     let qty = p.quantity();
     let mult = p.instrument.multiplier();
@@ -80,6 +81,7 @@ fn valued(ctx: &Ctx<'_>, p: &PositionRec, now: Timestamp) -> Valued {
         greeks: p
             .instrument
             .contract()
+            .filter(|_| greeks)
             .and_then(|c| ctx.market.option_greeks(&c, now)),
     }
 }
@@ -300,7 +302,7 @@ pub(crate) fn portfolio(
         .positions
         .values()
         .filter(|p| p.account_key == key)
-        .map(|p| (p, valued(ctx, p, now)))
+        .map(|p| (p, valued(ctx, p, now, view == "COMPLETE")))
         .collect();
     if positions.is_empty() {
         return Err(PaperError::Empty);
@@ -390,7 +392,7 @@ pub(crate) fn position_lots(
             "Invalid position id.",
         ));
     };
-    let v = valued(ctx, p, now);
+    let v = valued(ctx, p, now, false);
     let lots: Vec<Value> = p.lots.iter().map(|l| lot_json(p, l, &v, now)).collect();
     Ok(json!({"PositionLotsResponse": {"PositionLot": lots}}))
 }
