@@ -1,6 +1,7 @@
 //! `cargo bench --bench http_status`: `tools/call` round trips over streamable HTTP with
 //! concurrent MCP sessions, against the real `etrade serve` binary and against a bare rmcp
-//! server with one trivial tool, measured in the same run with the same client code.
+//! server whose one tool gives back etrade's own `server_status` result (taken from etrade at
+//! the start of the run), measured in the same run with the same client code.
 //!
 //! Both servers run as separate processes on an ephemeral loopback port. The bare server is
 //! this bench binary re-executed with `--baseline-server`. Each client is its own rmcp client
@@ -191,9 +192,6 @@ async fn bench_main() -> ExitCode {
         .env_remove("ETRADE_MCP_ENVIRONMENT")
         .env_remove("ETRADE_MCP_PROFILE")
         .env_remove("ETRADE_MCP_LOG");
-    let mut bare_cmd = Command::new(&self_bin);
-    bare_cmd.arg(BASELINE_FLAG);
-
     let etrade = match start_target("etrade", "server_status", etrade_cmd).await {
         Ok(t) => t,
         Err(e) => {
@@ -201,6 +199,26 @@ async fn bench_main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The baseline answers with the very result etrade gives, so the ratio measures the tool
+    // layer and not the size of the answer.
+    let answer = match sample_answer(&etrade).await {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("cannot take etrade's server_status answer: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let answer_path = home.path().join("baseline-answer.json");
+    if let Err(e) = std::fs::write(&answer_path, &answer) {
+        eprintln!("cannot write {}: {e}", answer_path.display());
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "payload: etrade's server_status result, {} bytes, for both",
+        answer.len()
+    );
+    let mut bare_cmd = Command::new(&self_bin);
+    bare_cmd.arg(BASELINE_FLAG).arg(&answer_path);
     let bare = match start_target("bare rmcp", "ping", bare_cmd).await {
         Ok(t) => t,
         Err(e) => {
@@ -376,6 +394,14 @@ async fn start_target(
         idle_rss_kib,
         child,
     })
+}
+
+/// One `server_status` result from etrade, as JSON: the baseline's answer.
+async fn sample_answer(etrade: &Target) -> Result<Vec<u8>, String> {
+    let client = connect(&etrade.url).await?;
+    let result = call_once(&client, etrade.tool).await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+    serde_json::to_vec(&result?).map_err(|e| format!("serialize the result: {e}"))
 }
 
 /// VmRSS of a process from /proc (Linux), in KiB.
@@ -582,14 +608,18 @@ fn summarize(settings: &Settings, outcomes: &[Outcome], idle: &[Idle]) {
             measure,
             ours,
             unit,
-            "bare rmcp server",
+            "bare rmcp server, same answer",
             figure(bare, &idle[0]),
         );
         match fastmcp {
-            Some((o, i)) => {
-                summary::report(measure, ours, unit, "Python FastMCP server", figure(o, i))
-            }
-            None => summary::report_skipped(measure, ours, unit, "Python FastMCP server"),
+            Some((o, i)) => summary::report(
+                measure,
+                ours,
+                unit,
+                "Python FastMCP server, ping",
+                figure(o, i),
+            ),
+            None => summary::report_skipped(measure, ours, unit, "Python FastMCP server, ping"),
         }
     }
 }
@@ -600,10 +630,12 @@ fn summarize(settings: &Settings, outcomes: &[Outcome], idle: &[Idle]) {
 #[derive(Clone)]
 struct Bare {
     tool: Arc<Tool>,
+    /// etrade's `server_status` result, given back for every call.
+    answer: Arc<CallToolResult>,
 }
 
 impl Bare {
-    fn new() -> Bare {
+    fn new(answer: CallToolResult) -> Bare {
         let object = |v: Value| match v {
             Value::Object(m) => Arc::new(m),
             _ => Arc::new(Map::new()),
@@ -613,12 +645,8 @@ impl Bare {
             "properties": {},
             "additionalProperties": false
         }));
-        let output = object(json!({
-            "type": "object",
-            "properties": {"ok": {"type": "boolean"}, "server": {"type": "string"}},
-            "required": ["ok", "server"]
-        }));
-        let tool = Tool::new("ping", "Answers {ok: true}.", input)
+        let output = object(json!({"type": "object"}));
+        let tool = Tool::new("ping", "Answers with a fixed result.", input)
             .with_title("Ping")
             .with_raw_output_schema(output)
             .with_annotations(
@@ -630,6 +658,7 @@ impl Bare {
             );
         Bare {
             tool: Arc::new(tool),
+            answer: Arc::new(answer),
         }
     }
 }
@@ -668,7 +697,7 @@ impl ServerHandler for Bare {
                 None,
             ));
         }
-        Ok(CallToolResult::structured(json!({"ok": true, "server": "bare"})).into())
+        Ok((*self.answer).clone().into())
     }
 }
 
@@ -677,7 +706,22 @@ fn baseline_main() -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime for the baseline server");
-    match rt.block_on(serve_baseline()) {
+    let answer = std::env::args()
+        .skip_while(|a| a != BASELINE_FLAG)
+        .nth(1)
+        .ok_or_else(|| "no answer file after --baseline-server".to_string())
+        .and_then(|path| std::fs::read(&path).map_err(|e| format!("read {path}: {e}")))
+        .and_then(|bytes| {
+            serde_json::from_slice::<CallToolResult>(&bytes).map_err(|e| format!("parse: {e}"))
+        });
+    let answer = match answer {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("baseline server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(serve_baseline(answer)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("baseline server: {e}");
@@ -686,7 +730,7 @@ fn baseline_main() -> ExitCode {
     }
 }
 
-async fn serve_baseline() -> std::io::Result<()> {
+async fn serve_baseline(answer: CallToolResult) -> std::io::Result<()> {
     let shutdown = CancellationToken::new();
     // The bench holds our stdin; EOF (the bench closed it or died) means stop.
     let on_eof = shutdown.clone();
@@ -703,7 +747,7 @@ async fn serve_baseline() -> std::io::Result<()> {
 
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
     let addr = listener.local_addr()?;
-    let server = Bare::new();
+    let server = Bare::new(answer);
     let config =
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
     let service = StreamableHttpService::new(

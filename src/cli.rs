@@ -4,7 +4,7 @@ mod approve;
 mod auth;
 mod doctor;
 mod halt;
-mod output;
+pub(crate) mod output;
 mod paper;
 mod serve;
 mod setup;

@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("etrade: {e:#}");
+            cli::output::note(format_args!("etrade: {e:#}"));
             ExitCode::FAILURE
         }
     }

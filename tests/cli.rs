@@ -186,3 +186,38 @@ async fn a_closed_stdout_ends_the_command_quietly() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {:?}", out.status);
     }
 }
+
+/// A host that stopped reading the server's stderr: the shutdown log lines then fail to
+/// write, and the server still ends cleanly (a panic would exit with 101). Stdin's end is the
+/// host going away, the usual way a stdio server stops.
+#[tokio::test]
+async fn a_closed_stderr_never_panics_the_server() {
+    use tokio::io::AsyncWriteExt;
+    let home = home();
+    let mut child = command(&home, &["serve"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .env("ETRADE_MCP_LOG", "debug")
+        .spawn()
+        .expect("spawn");
+    drop(child.stderr.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    stdin
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .expect("write initialize");
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut answer = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut answer)
+        .await
+        .expect("initialize answered");
+    assert!(answer.contains("\"result\""), "{answer}");
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait())
+        .await
+        .expect("the server ends")
+        .expect("wait");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}

@@ -12,6 +12,9 @@ pub fn init() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
+        // On a failed write tracing would say so with `eprintln!`, which panics when stderr
+        // is closed (a host that stopped reading it); a log line is not worth the process.
+        .log_internal_errors(false)
         .try_init();
 }
 

@@ -176,6 +176,6 @@ fn describe(e: &CredentialEstimate) -> String {
 }
 
 fn fail(e: &runtime::etrade::auth_flow::AuthError) -> anyhow::Result<ExitCode> {
-    eprintln!("etrade: {e}");
+    crate::cli::output::noteln!("etrade: {e}");
     Ok(ExitCode::FAILURE)
 }

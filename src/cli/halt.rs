@@ -102,7 +102,7 @@ pub fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
             &setup.settings.profile,
         )?;
         if let Err(still) = switch.check() {
-            eprintln!("etrade: still halted: {still}");
+            crate::cli::output::noteln!("etrade: still halted: {still}");
             return Ok(ExitCode::FAILURE);
         }
     }

@@ -134,7 +134,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         let mut page_routes = None;
         if let Some((page, listener)) = approval_page {
-            eprintln!("etrade-mcp: approval page on {}/approve/", page.origin());
+            crate::cli::output::noteln!("etrade-mcp: approval page on {}/approve/", page.origin());
             match listener {
                 Some(listener) => {
                     tokio::spawn(page.serve(listener, shutdown.clone()));
@@ -149,7 +149,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             Some(mut bound) => {
                 if let Some(addr) = bound.local_addr() {
                     // Tests and scripts read this line to learn the port of `--listen ...:0`.
-                    eprintln!("etrade-mcp: listening on http://{addr}/mcp");
+                    crate::cli::output::noteln!("etrade-mcp: listening on http://{addr}/mcp");
                 }
                 if let Some(routes) = page_routes {
                     bound = bound.with_routes(routes);

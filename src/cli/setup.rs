@@ -46,7 +46,7 @@ impl Setup {
         let choice = StoreChoice::resolve(flag, &self.file, &self.settings.profile);
         let opened = open_store(choice, &self.paths.data_dir)?;
         if let Some(notice) = &opened.notice {
-            eprintln!("etrade: credentials: {notice}");
+            crate::cli::output::noteln!("etrade: credentials: {notice}");
         }
         Ok(opened)
     }
@@ -60,7 +60,7 @@ impl Setup {
         match self.open_credential_store(flag) {
             Ok(opened) => opened.store,
             Err(e) => {
-                eprintln!("etrade: {e}");
+                crate::cli::output::noteln!("etrade: {e}");
                 Arc::new(UnavailableStore)
             }
         }

@@ -16,7 +16,7 @@ pub fn list() -> ExitCode {
 
 pub fn show(name: &str) -> ExitCode {
     let Some(t) = CATALOG.tool(name) else {
-        eprintln!("etrade: no tool named {name:?}; `etrade tools` lists them");
+        crate::cli::output::noteln!("etrade: no tool named {name:?}; `etrade tools` lists them");
         return ExitCode::from(2);
     };
     let pretty = |text: &str| {
