@@ -39,8 +39,7 @@ pub fn input_schema(tool: &Tool) -> Value {
 /// The advertised `outputSchema`: [`documented_output_schema`] in its [`compact`] form, with
 /// repeated subschemas written once (see [`share_repeats`]).
 pub fn output_schema(catalog: &Catalog, tool: &Tool) -> Value {
-    let compacted = compact(&documented_output_schema(catalog, tool));
-    share_repeats(compacted, &shareable(&tool.output))
+    share_repeats(compact(&documented_output_schema(catalog, tool)))
 }
 
 /// The whole `{data, error, meta}` envelope, so success and failure results both validate;
@@ -463,7 +462,7 @@ fn group_properties(m: &mut Map<String, Value>) {
         for n in names {
             kept.remove(*n);
         }
-        patterns.insert(format!("^({})$", names.join("|")), schema);
+        patterns.insert(anchored_alternation(names), schema);
     }
     if patterns.is_empty() {
         return;
@@ -476,59 +475,85 @@ fn group_properties(m: &mut Map<String, Value>) {
     m.insert("patternProperties".into(), Value::Object(patterns));
 }
 
+/// A pattern matching exactly `names` (plain names, see [`is_plain_name`]) and nothing else,
+/// with shared prefixes written once: `^(ask(Size)?|bid)$` for `ask`, `askSize` and `bid`.
+fn anchored_alternation(names: &[&str]) -> String {
+    let mut words: Vec<&str> = names.to_vec();
+    words.sort_unstable();
+    words.dedup();
+    let (body, alternation) = alternation(&words);
+    if alternation {
+        format!("^({body})$")
+    } else {
+        format!("^{body}$")
+    }
+}
+
+/// A regular expression for exactly `words` (sorted, distinct; "" allowed), and whether it is
+/// an alternation at its top level (and so needs parentheses before anything is appended).
+fn alternation(words: &[&str]) -> (String, bool) {
+    let empty = words.first() == Some(&"");
+    let rest = if empty { &words[1..] } else { words };
+    let mut branches = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let first = rest[i].as_bytes()[0];
+        let end = i + rest[i..]
+            .iter()
+            .take_while(|w| w.as_bytes()[0] == first)
+            .count();
+        let group = &rest[i..end];
+        branches.push(if let [one] = group {
+            (*one).to_string()
+        } else {
+            let prefix = common_prefix(group);
+            let tails: Vec<&str> = group.iter().map(|w| &w[prefix.len()..]).collect();
+            let (tail, alternation) = alternation(&tails);
+            if alternation {
+                format!("{prefix}({tail})")
+            } else {
+                format!("{prefix}{tail}")
+            }
+        });
+        i = end;
+    }
+    let body = branches.join("|");
+    match (empty, branches.len()) {
+        (false, n) => (body, n > 1),
+        (true, 0) => (String::new(), false),
+        (true, 1) if body.len() == 1 => (format!("{body}?"), false),
+        (true, _) => (format!("({body})?"), false),
+    }
+}
+
+/// The longest prefix all of `words` share (at least their first byte, as grouped above).
+fn common_prefix<'a>(words: &[&'a str]) -> &'a str {
+    let first = words[0];
+    let mut len = first.len();
+    for w in &words[1..] {
+        len = first
+            .bytes()
+            .zip(w.bytes())
+            .take(len)
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    &first[..len]
+}
+
 /// Letters, digits and underscores: no character means anything in a regular expression.
 fn is_plain_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The subschemas of an output object that may be shared, by name: the spec's named types
-/// (and every other object and enum) by their Rust name, decimals, dates and timestamps by
-/// kind, lists after their items; `OrNull` when null is allowed too. A name is given to one
-/// subschema only.
-fn shareable(output: &Object) -> Vec<(String, Value)> {
-    fn visit(n: &TyNode, out: &mut Vec<(String, Value)>) -> Option<String> {
-        let base = match &n.ty {
-            Ty::Object(o) => {
-                for f in &o.fields {
-                    visit(&f.node, out);
-                }
-                Some(o.rust_name.clone())
-            }
-            Ty::Array { items, .. } => visit(items, out).map(|i| format!("{i}List")),
-            Ty::Enum { rust_name, .. } => Some(rust_name.clone()),
-            Ty::Decimal { .. } => Some("Decimal".into()),
-            Ty::Date => Some("Date".into()),
-            Ty::DateTime => Some("DateTime".into()),
-            Ty::String { .. } | Ty::Integer { .. } | Ty::Boolean | Ty::Any => None,
-        }?;
-        let name = if n.nullable {
-            format!("{base}OrNull")
-        } else {
-            base
-        };
-        let schema = compact(&node(n, Side::Output));
-        match out.iter().find(|(taken, _)| *taken == name) {
-            Some((_, other)) if *other != schema => None,
-            Some(_) => Some(name),
-            None => {
-                out.push((name.clone(), schema));
-                Some(name)
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for f in &output.fields {
-        visit(&f.node, &mut out);
-    }
-    out
-}
-
-/// `schema` with each candidate subschema that occurs more than once written once, under
-/// `$defs`, and referred to as `{"$ref": "#/$defs/Name"}` wherever it occurs — when that is
-/// shorter. Local references only, each alone in its subschema (so draft-07 validators, which
-/// ignore a reference's siblings, read it the same).
-pub fn share_repeats(mut schema: Value, candidates: &[(String, Value)]) -> Value {
-    let mut candidates: Vec<(String, Value)> = candidates.to_vec();
+/// `schema` with each subschema that occurs more than once written once, under `$defs`, and
+/// referred to as `{"$ref": "#/$defs/name"}` wherever it occurs — when that is shorter. Names
+/// are short (`a`, `b`, … `z`, `ba`, …): hosts only hand these schemas to a validator, and the
+/// documented form keeps the spec's names for people. Local references only, each alone in
+/// its subschema (so draft-07 validators, which ignore a reference's siblings, read it the
+/// same). The most bytes are saved first, and the counts are taken again after each choice,
+/// so a subschema inside a shared one counts once per place it is still written.
+pub fn share_repeats(mut schema: Value) -> Value {
     let mut defs = Map::new();
     loop {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -536,30 +561,25 @@ pub fn share_repeats(mut schema: Value, candidates: &[(String, Value)]) -> Value
         for d in defs.values() {
             count_subschemas(d, &mut counts);
         }
-        let best = candidates
-            .iter()
-            .filter_map(|(name, s)| {
-                let text = s.to_string();
-                let n = *counts.get(&text)?;
-                let reference = reference_to(name).to_string().len();
-                // n copies, or n references plus one `"Name":{…},` entry (and `"$defs":{},`).
+        let name = short_name(defs.len());
+        let reference = reference_to(&name).to_string().len();
+        let best = counts
+            .into_iter()
+            .filter_map(|(text, n)| {
+                // n copies, or n references plus one `"name":{…},` entry (and `"$defs":{},`).
                 let entry = name.len() + 4 + text.len() + if defs.is_empty() { 11 } else { 0 };
                 let saved = (n * text.len()).checked_sub(n * reference + entry)?;
-                (n > 1 && saved > 0).then_some((saved, name.clone(), s.clone()))
+                (n > 1 && saved > 0).then_some((saved, text))
             })
             .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
-        let Some((_, name, shared)) = best else {
+        let Some(shared) = best.and_then(|(_, text)| serde_json::from_str::<Value>(&text).ok())
+        else {
             break;
         };
-        let reference = reference_to(&name);
-        replace_subschemas(&mut schema, &shared, &reference);
+        let by = reference_to(&name);
+        replace_subschemas(&mut schema, &shared, &by);
         for d in defs.values_mut() {
-            replace_subschemas(d, &shared, &reference);
-        }
-        // Candidates that contain it now contain the reference.
-        candidates.retain(|(n, _)| *n != name);
-        for (_, c) in &mut candidates {
-            replace_subschemas(c, &shared, &reference);
+            replace_subschemas(d, &shared, &by);
         }
         defs.insert(name, shared);
     }
@@ -567,6 +587,18 @@ pub fn share_repeats(mut schema: Value, candidates: &[(String, Value)]) -> Value
         m.insert("$defs".into(), Value::Object(defs));
     }
     schema
+}
+
+/// `a` … `z`, `ba` … `zz`, `baa` …: the `i`-th name, in base 26 with letters for digits.
+fn short_name(mut i: usize) -> String {
+    let mut letters = vec![b'a' + (i % 26) as u8];
+    i /= 26;
+    while i > 0 {
+        letters.push(b'a' + (i % 26) as u8);
+        i /= 26;
+    }
+    letters.reverse();
+    String::from_utf8(letters).unwrap_or_default()
 }
 
 fn reference_to(name: &str) -> Value {
@@ -771,7 +803,7 @@ mod tests {
         let c = compact(&s);
         assert_eq!(
             c["patternProperties"],
-            json!({ "^(a|ab)$": { "type": "string" } })
+            json!({ "^ab?$": { "type": "string" } })
         );
         assert!(c["properties"].get("a.b").is_some() && c["properties"].get("a|b").is_some());
         let cases = [
@@ -1054,27 +1086,25 @@ mod tests {
                 "note": { "type": "string" }
             }
         });
-        let candidates = [
-            ("Leg".to_string(), leg.clone()),
-            ("DecimalOrNull".to_string(), decimal.clone()),
-            ("Note".to_string(), json!({ "type": "string" })),
-        ];
-        let shared = share_repeats(s.clone(), &candidates);
+        let shared = share_repeats(s.clone());
         assert_references_resolve(&shared, &shared);
+        // The leg saves the most, so it is `a`; the decimal, now in it and in two properties,
+        // is `b`.
         assert_eq!(
             shared["properties"]["legs"]["items"],
-            json!({ "$ref": "#/$defs/Leg" })
+            json!({ "$ref": "#/$defs/a" })
         );
         assert_eq!(
             shared["properties"]["limit"],
-            json!({ "$ref": "#/$defs/DecimalOrNull" })
+            json!({ "$ref": "#/$defs/b" })
         );
         assert_eq!(
-            shared["$defs"]["Leg"]["properties"]["price"],
-            json!({ "$ref": "#/$defs/DecimalOrNull" })
+            shared["$defs"]["a"]["properties"]["price"],
+            json!({ "$ref": "#/$defs/b" })
         );
-        // Short, or not repeated: written in place.
-        assert!(shared["$defs"].get("Note").is_none());
+        // Shorter than a reference: written in place.
+        assert_eq!(shared["properties"]["note"], json!({ "type": "string" }));
+        assert_eq!(shared["$defs"].as_object().map(Map::len), Some(2));
         assert!(shared.to_string().len() < s.to_string().len());
         let (d, c) = (validator(&s), validator(&shared));
         let leg_ok = json!({"symbol": "AAPL", "price": "1.5"});
@@ -1091,7 +1121,68 @@ mod tests {
         }
         assert!(accepted > 1 && accepted < cases.len() / 2, "{accepted}");
         // Nothing repeated: unchanged.
-        assert_eq!(share_repeats(leg.clone(), &candidates), leg);
+        assert_eq!(share_repeats(leg.clone()), leg);
+    }
+
+    #[test]
+    fn short_names_are_distinct() {
+        let names: BTreeSet<String> = (0..26 * 27 + 3).map(short_name).collect();
+        assert_eq!(names.len(), 26 * 27 + 3);
+        assert_eq!(
+            [0, 25, 26, 27, 26 * 26].map(short_name),
+            ["a", "z", "ba", "bb", "baa"]
+        );
+    }
+
+    /// Each pattern matches its names and nothing else: not a prefix, an extension, a
+    /// concatenation or a mix of two of them.
+    #[test]
+    fn an_alternation_matches_exactly_its_names() {
+        let sets: &[&[&str]] = &[
+            &["ask", "askSize", "bid", "bidSize"],
+            &["expiryDay", "expiryMonth", "expiryYear"],
+            &["a", "ab", "abc", "abd", "b"],
+            &["x", "y"],
+            &[
+                "change",
+                "changeClose",
+                "changeClosePercentage",
+                "high",
+                "high52",
+            ],
+            &["only"],
+            &["s", "sS"],
+        ];
+        for names in sets {
+            let pattern = anchored_alternation(names);
+            let re = regex_lite::Regex::new(&pattern).expect("compiles");
+            let set: BTreeSet<&str> = names.iter().copied().collect();
+            let mut probes: Vec<String> = vec![String::new(), "z".into()];
+            for a in names.iter() {
+                assert!(re.is_match(a), "{pattern} matches {a}");
+                probes.push(format!("{a}x"));
+                probes.push(format!("x{a}"));
+                probes.extend((0..a.len()).map(|i| a[..i].to_string()));
+                probes.extend((1..a.len()).map(|i| a[i..].to_string()));
+                for b in names.iter() {
+                    probes.push(format!("{a}{b}"));
+                    probes.push(format!("{a}|{b}"));
+                    let cut = a.len().min(b.len()) / 2;
+                    probes.push(format!("{}{}", &a[..cut], &b[cut..]));
+                }
+            }
+            for p in probes.iter().filter(|p| !set.contains(p.as_str())) {
+                assert!(!re.is_match(p), "{pattern} must not match {p:?}");
+            }
+        }
+        assert_eq!(
+            anchored_alternation(&["expiryDay", "expiryMonth", "expiryYear"]),
+            "^expiry(Day|Month|Year)$"
+        );
+        assert_eq!(
+            anchored_alternation(&["ask", "askSize", "bid"]),
+            "^(ask(Size)?|bid)$"
+        );
     }
 
     /// The runtime builds an `AlertDeletionResult` only in the desk method of the tools that
