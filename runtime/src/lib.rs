@@ -24,6 +24,7 @@ pub mod config;
 pub mod logging;
 pub mod paths;
 pub mod platform;
+mod store_lease;
 
 #[doc(hidden)]
 #[path = "mcp/codegen_support.rs"]

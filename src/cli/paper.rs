@@ -26,12 +26,8 @@ pub fn open_book_with(
 ) -> anyhow::Result<Arc<PaperBook>> {
     let dir = setup.paths.ensure_data_dir()?;
     let path = dir.join(format!("paper-{}.redb", setup.settings.profile));
-    let book = PaperBook::open(&path, PaperConfig::default(), market).with_context(|| {
-        format!(
-            "cannot open the paper book {} (is `etrade serve` running on it?)",
-            path.display()
-        )
-    })?;
+    let book = PaperBook::open(&path, PaperConfig::default(), market)
+        .with_context(|| format!("cannot open the paper book {}", path.display()))?;
     Ok(Arc::new(book))
 }
 

@@ -257,6 +257,14 @@ impl Paper {
         self.credentials.cli(&self.home, args).await
     }
 
+    /// A second `etrade serve FLAGS` on this paper's state folder, profile and book, with its
+    /// own MCP client; its stderr and stdout copy go to the same logs as the first server's
+    /// (scanned at drop). Killed when the child is dropped, or stop it with
+    /// [`stop_stdio_server`].
+    pub async fn serve_another(&self, flags: &[&str]) -> (Client, tokio::process::Child) {
+        self.credentials.serve(&self.home, flags).await
+    }
+
     /// The secrets this paper server's machine holds.
     pub fn canaries(&self) -> &Canaries {
         &self.credentials.canaries

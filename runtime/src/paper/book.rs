@@ -23,8 +23,15 @@
 //! * Money: exact decimals; fills' amounts, commissions and fees are rounded to cents (as
 //!   E*TRADE's transactions are), prices are kept as quoted.
 //! * Durability: each state change (catch-up fills, preview, place, cancel, advance, reset)
-//!   is one redb write transaction, committed before the answer is returned. The file is
-//!   kept open for the life of the book (one process owns it).
+//!   is one redb write transaction, committed before the answer is returned.
+//! * Sharing: several processes use one book (an `etrade serve` per MCP client, `etrade
+//!   paper`, doctor). The file is held only during an operation and a moment after it
+//!   ([`crate::store_lease`]), and every operation — reading the file when needed, the
+//!   catch-up, the change, its commit — runs while this process holds it, so a
+//!   read-check-modify-write is atomic across processes. The whole book stays in memory;
+//!   every commit bumps a generation number stored with it, and when the file was opened
+//!   anew for an operation the book reloads only if the stored generation is not the one
+//!   in memory (another process committed meanwhile).
 
 mod answers;
 mod commands;
@@ -42,10 +49,10 @@ mod tests;
 use std::sync::{Arc, Mutex};
 
 use jiff::Timestamp;
-use redb::Database;
 
 use self::state::State;
 use super::touch::MarketData;
+use crate::store_lease::DatabaseLease;
 
 pub use self::config::{PaperAccountConfig, PaperConfig};
 pub use self::error::{PaperError, codes};
@@ -54,11 +61,19 @@ pub use self::error::{PaperError, codes};
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 
 struct Inner {
-    db: Database,
+    /// As of the last time this process had the file (see [`State::meta`]'s generation).
     state: State,
+    /// How many times the state was read again from the file.
+    #[cfg(test)]
+    reloads: usize,
+    /// Make the next commit fail, as a full disk would.
+    #[cfg(test)]
+    fail_next_commit: bool,
 }
 
 pub struct PaperBook {
+    /// Taken after `inner`, never before.
+    lease: DatabaseLease,
     inner: Mutex<Inner>,
     config: PaperConfig,
     market: Arc<dyn MarketData>,

@@ -108,6 +108,13 @@ fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, ToolError>
             code,
             message,
         } => Err(rejected(status, code, &message, op)),
+        PaperError::Busy => Err(ToolError {
+            message: format!(
+                "{} Another etrade process is using the paper book (it kept the file open past the lock timeout); nothing was changed. Try again shortly.",
+                ErrorCode::InternalError.summary()
+            ),
+            ..ToolError::internal()
+        }),
         PaperError::Store(detail) => {
             tracing::error!(%detail, "paper store failure");
             Err(ToolError {
@@ -144,6 +151,8 @@ impl PaperBroker {
         let key = r.path_text("accountIdKey");
         let id = |name: &str| r.path_param(name).and_then(Param::as_int);
         let text = |name: &str| r.query_param(name).and_then(Param::as_text);
+        // Simulated time as the file has it: another process may have advanced it.
+        let now = || book.try_now();
         let answer = match r.endpoint {
             Endpoint::AccountList => book.accounts_list(),
             Endpoint::Balance => book.balance(key),
@@ -180,21 +189,25 @@ impl PaperBroker {
                     .filter(|s| !s.is_empty())
                     .map(|s| s.to_ascii_uppercase())
                     .collect();
-                return Ok(Some(self.market.quote_response(
-                    &list,
-                    text("detailFlag"),
-                    book.now(),
-                )));
+                return match now() {
+                    Ok(now) => Ok(Some(self.market.quote_response(
+                        &list,
+                        text("detailFlag"),
+                        now,
+                    ))),
+                    Err(e) => paper_error(e, op),
+                };
             }
             Endpoint::Lookup => {
                 return Ok(Some(self.market.lookup_response(r.path_text("search"))));
             }
             Endpoint::OptionExpireDates => {
                 let symbol = text("symbol").unwrap_or("").to_ascii_uppercase();
-                return match self
-                    .market
-                    .option_expire_dates_response(&symbol, book.now())
-                {
+                let now = match now() {
+                    Ok(now) => now,
+                    Err(e) => return paper_error(e, op),
+                };
+                return match self.market.option_expire_dates_response(&symbol, now) {
                     Some(v) => Ok(Some(v)),
                     None => Err(invalid_symbol(op)),
                 };
@@ -219,7 +232,11 @@ impl PaperBroker {
                     include_weekly: r.query_param("includeWeekly").and_then(Param::as_bool)
                         == Some(true),
                 };
-                return match self.market.option_chains_response(&query, book.now()) {
+                let now = match now() {
+                    Ok(now) => now,
+                    Err(e) => return paper_error(e, op),
+                };
+                return match self.market.option_chains_response(&query, now) {
                     Some(v) => Ok(Some(v)),
                     None => Err(invalid_symbol(op)),
                 };

@@ -3,9 +3,9 @@
 //! Several `etrade serve` processes (one per MCP client, say), `etrade approve` and doctor
 //! share one database file, and redb lets only one handle per file be open at a time. The
 //! handle is a [`DatabaseLease`]: kept open for a moment after an operation and then handed
-//! to whichever other process is waiting for the file (see [`lease`]). Inside one process
-//! the lease runs operations one at a time, so threads of the same process never contend for
-//! the file lock.
+//! to whichever other process is waiting for the file (see [`crate::store_lease`]). Inside
+//! one process the lease runs operations one at a time, so threads of the same process never
+//! contend for the file lock.
 //!
 //! Records are JSON so the on-disk format follows the serde derives in [`super::types`].
 
@@ -25,10 +25,9 @@ use super::types::{
 };
 
 mod approvals;
-mod lease;
 
+use crate::store_lease::{DatabaseLease, LeaseError};
 pub use approvals::{ApprovalError, DecisionFor};
-use lease::DatabaseLease;
 
 const PREVIEWS: TableDefinition<&str, &str> = TableDefinition::new("previews");
 const JOURNAL: TableDefinition<u64, &str> = TableDefinition::new("journal");
@@ -128,7 +127,7 @@ impl TradingStore {
         }
         create_private_file(&path)?;
         let store = TradingStore {
-            lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT),
+            lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT, "trading-db-closer"),
         };
         // `create` initializes the empty file made above; later opens use `open`, so a file
         // removed behind our back is an error rather than a silently empty store.
@@ -437,7 +436,7 @@ impl TradingStore {
 
     /// Runs `f` in one write transaction, committing when it returns Ok and aborting (so
     /// nothing is written) when it returns Err.
-    fn write<T, E: From<StoreError>>(
+    fn write<T, E: From<StoreError> + From<LeaseError>>(
         &self,
         f: impl FnOnce(&WriteTransaction) -> Result<T, E>,
     ) -> Result<T, E> {
@@ -525,6 +524,27 @@ fn decode<T: DeserializeOwned>(json: &str) -> Result<T, StoreError> {
 
 fn database(err: impl Display) -> StoreError {
     StoreError::Database(err.to_string())
+}
+
+impl From<LeaseError> for StoreError {
+    fn from(err: LeaseError) -> StoreError {
+        match err {
+            LeaseError::Busy => StoreError::Busy,
+            LeaseError::Open(text) => StoreError::Database(text),
+        }
+    }
+}
+
+impl From<LeaseError> for ClaimError {
+    fn from(err: LeaseError) -> ClaimError {
+        ClaimError::Store(err.into())
+    }
+}
+
+impl From<LeaseError> for ApprovalError {
+    fn from(err: LeaseError) -> ApprovalError {
+        ApprovalError::Store(err.into())
+    }
 }
 
 /// `.db()?` turns any redb error into a [`StoreError`], in functions returning either
@@ -1130,9 +1150,9 @@ mod tests {
         // Right after an operation the store still has the file (unless this thread was
         // descheduled past the idle window, which a loaded machine can do).
         let held = is_held(store.path());
-        assert!(held || used.elapsed() >= lease::IDLE_WINDOW);
+        assert!(held || used.elapsed() >= crate::store_lease::IDLE_WINDOW);
         let plain = open_when_released(store.path());
-        assert!(used.elapsed() >= lease::IDLE_WINDOW);
+        assert!(used.elapsed() >= crate::store_lease::IDLE_WINDOW);
         drop(plain);
         // Opened again on demand.
         assert!(store.preview("p1").unwrap().is_some());

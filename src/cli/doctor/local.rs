@@ -205,7 +205,7 @@ pub(super) fn check_permissions(r: &mut Report, args: &DoctorArgs, environment: 
 }
 
 pub(super) fn check_paper(r: &mut Report, data_dir: &Path, profile: &str) {
-    use runtime::paper::book::{PaperBook, PaperConfig};
+    use runtime::paper::book::{PaperBook, PaperConfig, PaperError};
     use runtime::paper::market::SimulatedMarket;
     use std::sync::Arc;
 
@@ -222,21 +222,22 @@ pub(super) fn check_paper(r: &mut Report, data_dir: &Path, profile: &str) {
         return;
     }
     let market = Arc::new(SimulatedMarket::new(crate::cli::paper::MARKET_SEED));
-    match PaperBook::open(&path, PaperConfig::default(), market) {
-        Ok(book) => {
-            let now = book.now().strftime("%Y-%m-%dT%H:%M:%SZ");
+    let opened = PaperBook::open(&path, PaperConfig::default(), market).and_then(|b| b.try_now());
+    match opened {
+        Ok(now) => {
+            let now = now.strftime("%Y-%m-%dT%H:%M:%SZ");
             r.ok(
                 name,
                 &format!("{} opens; simulated time {now}.", path.display()),
             );
         }
-        Err(e) if e.to_string().contains("already open") => r.warn(
+        Err(PaperError::Busy) => r.warn(
             name,
             &format!(
-                "{} is held by another process (a running etrade serve?).",
+                "{} is busy (another etrade process keeps it open).",
                 path.display()
             ),
-            "that is fine while the server runs; stop it to use etrade paper commands",
+            "run etrade doctor again in a moment",
         ),
         Err(e) => r.fail(
             name,

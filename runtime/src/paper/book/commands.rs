@@ -17,21 +17,30 @@ impl PaperBook {
     /// starting cash). Simulated time returns to real time; id counters keep counting so
     /// ids from before the reset are never reused.
     pub fn reset(&self, cash: Option<Decimal>) -> Result<(), PaperError> {
-        let mut inner = self.lock();
-        let mut meta = inner.state.meta.clone();
-        meta.offset_seconds = 0;
-        meta.offset_nanos = 0;
-        let mut fresh = seed(&self.config, cash, (self.clock)(), meta)?;
-        state::save(&inner.db, &fresh, true)?;
-        fresh.dirty = Dirty::default();
-        inner.state = fresh;
-        Ok(())
+        self.with_book(|db, inner| {
+            let mut meta = inner.state.meta.clone();
+            meta.offset_seconds = 0;
+            meta.offset_nanos = 0;
+            meta.generation = meta.generation.wrapping_add(1);
+            let mut fresh = seed(&self.config, cash, (self.clock)(), meta)?;
+            state::save(db, &fresh, true)?;
+            fresh.dirty = Dirty::default();
+            inner.state = fresh;
+            Ok(())
+        })
     }
 
-    /// Simulated time: real time plus the stored offset.
+    /// Simulated time: real time plus the stored offset. When the file cannot be had (see
+    /// [`PaperBook::try_now`]), the offset this process last saw.
     pub fn now(&self) -> Timestamp {
-        let inner = self.lock();
-        self.now_of(&inner.state)
+        self.try_now()
+            .unwrap_or_else(|_| self.now_of(&self.lock().state))
+    }
+
+    /// Simulated time with the offset as the file has it now (another process may have
+    /// advanced it).
+    pub fn try_now(&self) -> Result<Timestamp, PaperError> {
+        self.with_book(|_, inner| Ok(self.now_of(&inner.state)))
     }
 
     /// Moves simulated time forward by `by`, then runs fills up to the new now (one
@@ -43,31 +52,31 @@ impl PaperBook {
                 "Simulated time can only move forward.",
             ));
         }
-        let mut inner = self.lock();
-        self.catch_up_locked(&mut inner)?;
-        let ctx = self.ctx();
-        let clock = (self.clock)();
-        self.mutate(&mut inner, |s| {
-            let offset = s.meta.offset().checked_add(by).ok_or_else(|| {
-                PaperError::rejected(
-                    codes::TIME_BACKWARDS,
-                    "Simulated time cannot move that far.",
-                )
-            })?;
-            s.meta.offset_seconds = offset.as_secs();
-            s.meta.offset_nanos = offset.subsec_nanos();
-            s.touch_meta();
-            let now = clock.checked_add(offset).unwrap_or(Timestamp::MAX);
-            engine::run_until(s, &ctx, now)?;
-            Ok(now)
+        self.with_book(|db, inner| {
+            self.catch_up_locked(db, inner)?;
+            let ctx = self.ctx();
+            let clock = (self.clock)();
+            self.mutate(db, inner, |s| {
+                let offset = s.meta.offset().checked_add(by).ok_or_else(|| {
+                    PaperError::rejected(
+                        codes::TIME_BACKWARDS,
+                        "Simulated time cannot move that far.",
+                    )
+                })?;
+                s.meta.offset_seconds = offset.as_secs();
+                s.meta.offset_nanos = offset.subsec_nanos();
+                s.touch_meta();
+                let now = clock.checked_add(offset).unwrap_or(Timestamp::MAX);
+                engine::run_until(s, &ctx, now)?;
+                Ok(now)
+            })
         })
     }
 
     /// Runs fills for resting orders from the last evaluation up to now (every answer does
     /// this first).
     pub fn catch_up(&self) -> Result<(), PaperError> {
-        let mut inner = self.lock();
-        self.catch_up_locked(&mut inner).map(drop)
+        self.with_book(|db, inner| self.catch_up_locked(db, inner).map(drop))
     }
 
     /// For `etrade paper status`: simulated time, accounts (cash, positions, open orders),

@@ -1,10 +1,12 @@
 //! Opening the book's redb file, and the plumbing every operation goes through: the lock,
-//! simulated now, the catch-up, and one write transaction per state change, undone in
-//! memory when it fails.
+//! the file (held for the operation, see [`crate::store_lease`]) and the in-memory book
+//! brought up to date with it, simulated now, the catch-up, and one write transaction per
+//! state change, undone in memory when it fails.
 
 use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use jiff::Timestamp;
 use redb::Database;
@@ -14,6 +16,12 @@ use super::engine::{self, Ctx};
 use super::state::{self, Dirty, State, store_err};
 use super::{Clock, Inner, PaperBook, PaperConfig, PaperError};
 use crate::paper::touch::MarketData;
+use crate::store_lease::DatabaseLease;
+
+/// How long an operation waits for another process to let go of the file before it fails
+/// with [`PaperError::Busy`]. The same as the trading store's: another process holds the
+/// file for an operation and a 100 ms idle window, or 1 s at most when it never pauses.
+const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn create_private_file(path: &Path) -> Result<(), PaperError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -42,29 +50,66 @@ impl PaperBook {
         clock: Clock,
     ) -> Result<PaperBook, PaperError> {
         create_private_file(path)?;
-        let db = Database::create(path).map_err(store_err)?;
-        state::create_tables(&db)?;
-        let state = match state::load(&db)? {
-            Some(s) => s,
-            None => {
-                let mut s = seed(&config, None, clock(), state::Meta::default())?;
-                state::save(&db, &s, false)?;
-                s.dirty = Dirty::default();
-                s
+        let lease = DatabaseLease::new(path.to_path_buf(), DEFAULT_LOCK_TIMEOUT, "paper-db-closer");
+        // `create` initializes the empty file made above; later operations only open it, so
+        // a file removed behind our back is an error rather than a silently new book.
+        let state = lease.with(true, |db| -> Result<State, PaperError> {
+            state::create_tables(db)?;
+            match state::load(db)? {
+                Some(s) => Ok(s),
+                None => {
+                    let mut s = seed(&config, None, clock(), state::Meta::default())?;
+                    state::save(db, &s, false)?;
+                    s.dirty = Dirty::default();
+                    Ok(s)
+                }
             }
-        };
+        })?;
         Ok(PaperBook {
-            inner: Mutex::new(Inner { db, state }),
+            lease,
+            inner: Mutex::new(Inner {
+                state,
+                #[cfg(test)]
+                reloads: 0,
+                #[cfg(test)]
+                fail_next_commit: false,
+            }),
             config,
             market,
             clock,
         })
     }
 
+    /// How long an operation waits for another process to let go of the file before it
+    /// fails with [`PaperError::Busy`].
+    pub fn with_lock_timeout(mut self, timeout: Duration) -> PaperBook {
+        self.lease.set_lock_timeout(timeout);
+        self
+    }
+
     pub(super) fn lock(&self) -> MutexGuard<'_, Inner> {
         // Memory is only replaced after a successful commit, so a poisoned lock still
         // guards a consistent state.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `op` while this process holds the file, on the in-memory book brought up to
+    /// date with it. Only a store failure lets go of the file at once (the lease then opens
+    /// it again for the next operation); a refusal is an answer like any other.
+    pub(super) fn with_book<T>(
+        &self,
+        op: impl FnOnce(&Database, &mut Inner) -> Result<T, PaperError>,
+    ) -> Result<T, PaperError> {
+        let mut inner = self.lock();
+        self.lease.with_fresh(false, |db, fresh| {
+            if fresh {
+                sync(db, &mut inner)?;
+            }
+            match op(db, &mut inner) {
+                Err(e @ PaperError::Store(_)) => Err(e),
+                answer => Ok(answer),
+            }
+        })?
     }
 
     pub(super) fn ctx(&self) -> Ctx<'_> {
@@ -81,10 +126,11 @@ impl PaperBook {
     }
 
     /// Applies `f` to the state, recording what it overwrote; commits what it wrote in one
-    /// transaction. On any error (of `f` or of the commit) the writes are undone, so
-    /// nothing changes.
+    /// transaction, with the generation bumped. On any error (of `f` or of the commit) the
+    /// writes are undone, so nothing changes.
     pub(super) fn mutate<T>(
         &self,
+        db: &Database,
         inner: &mut Inner,
         f: impl FnOnce(&mut State) -> Result<T, PaperError>,
     ) -> Result<T, PaperError> {
@@ -98,7 +144,11 @@ impl PaperBook {
                 return Err(e);
             }
         };
-        if let Err(e) = state::save(&inner.db, &inner.state, false) {
+        if !inner.state.dirty.is_empty() {
+            inner.state.meta.generation = inner.state.meta.generation.wrapping_add(1);
+            inner.state.touch_meta();
+        }
+        if let Err(e) = commit(db, inner) {
             inner.state.roll_back(meta);
             return Err(e);
         }
@@ -106,7 +156,11 @@ impl PaperBook {
         Ok(out)
     }
 
-    pub(super) fn catch_up_locked(&self, inner: &mut Inner) -> Result<Timestamp, PaperError> {
+    pub(super) fn catch_up_locked(
+        &self,
+        db: &Database,
+        inner: &mut Inner,
+    ) -> Result<Timestamp, PaperError> {
         let now = self.now_of(&inner.state);
         if inner.state.open_orders().next().is_none() {
             // Nothing can fill: only the evaluation mark moves (in memory; orders placed
@@ -117,7 +171,7 @@ impl PaperBook {
             return Ok(now);
         }
         let ctx = self.ctx();
-        self.mutate(inner, |s| engine::run_until(s, &ctx, now))?;
+        self.mutate(db, inner, |s| engine::run_until(s, &ctx, now))?;
         Ok(now)
     }
 
@@ -126,9 +180,10 @@ impl PaperBook {
         &self,
         f: impl FnOnce(&State, &Ctx<'_>, Timestamp) -> Result<T, PaperError>,
     ) -> Result<T, PaperError> {
-        let mut inner = self.lock();
-        let now = self.catch_up_locked(&mut inner)?;
-        f(&inner.state, &self.ctx(), now)
+        self.with_book(|db, inner| {
+            let now = self.catch_up_locked(db, inner)?;
+            f(&inner.state, &self.ctx(), now)
+        })
     }
 
     /// Catches up, then applies one state change.
@@ -136,14 +191,52 @@ impl PaperBook {
         &self,
         f: impl FnOnce(&mut State, &Ctx<'_>, Timestamp) -> Result<T, PaperError>,
     ) -> Result<T, PaperError> {
-        let mut inner = self.lock();
-        let now = self.catch_up_locked(&mut inner)?;
-        let ctx = self.ctx();
-        self.mutate(&mut inner, |s| f(s, &ctx, now))
+        self.with_book(|db, inner| {
+            let now = self.catch_up_locked(db, inner)?;
+            let ctx = self.ctx();
+            self.mutate(db, inner, |s| f(s, &ctx, now))
+        })
     }
 
     #[cfg(test)]
     pub(crate) fn snapshot(&self) -> State {
-        self.lock().state.clone()
+        self.with_book(|_, inner| Ok(inner.state.clone()))
+            .unwrap_or_else(|e| panic!("snapshot: {e}"))
     }
+
+    /// How many times this book read the whole state again from the file.
+    #[cfg(test)]
+    pub(crate) fn reloads(&self) -> usize {
+        self.lock().reloads
+    }
+
+    /// Makes the next commit fail.
+    #[cfg(test)]
+    pub(crate) fn fail_next_commit(&self) {
+        self.lock().fail_next_commit = true;
+    }
+}
+
+/// Brings the in-memory book up to date with a file opened anew: another process may have
+/// committed while this one did not hold it. The generation tells, so a book nobody else
+/// changed costs one small read, not a reload.
+fn sync(db: &Database, inner: &mut Inner) -> Result<(), PaperError> {
+    if state::stored_generation(db)? == Some(inner.state.meta.generation) {
+        return Ok(());
+    }
+    inner.state = state::load(db)?
+        .ok_or_else(|| PaperError::Store("the paper book's file has no book in it".into()))?;
+    #[cfg(test)]
+    {
+        inner.reloads += 1;
+    }
+    Ok(())
+}
+
+fn commit(db: &Database, inner: &mut Inner) -> Result<(), PaperError> {
+    #[cfg(test)]
+    if std::mem::take(&mut inner.fail_next_commit) {
+        return Err(PaperError::Store("the commit failed (test)".into()));
+    }
+    state::save(db, &inner.state, false)
 }

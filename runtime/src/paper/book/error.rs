@@ -1,5 +1,6 @@
 //! What the book answers with when it does not answer: [`PaperError`] (E*TRADE's refusal,
-//! its empty answer, or a store failure) and the E*TRADE error codes and texts.
+//! its empty answer, a book another process holds, or a store failure) and the E*TRADE
+//! error codes and texts.
 
 /// The `{"Error":{"code"}}` values and texts the paper broker answers with. Codes marked
 /// *invented* have no known E*TRADE counterpart; they match the fake E*TRADE server's.
@@ -66,6 +67,8 @@ pub mod codes {
     pub const TIME_BACKWARDS: i64 = 9014;
 }
 
+use crate::store_lease::LeaseError;
+
 #[derive(Debug, thiserror::Error)]
 pub enum PaperError {
     /// E*TRADE would answer with this HTTP status and Error{code,message}.
@@ -78,8 +81,20 @@ pub enum PaperError {
     /// 204-style empty answer (no records).
     #[error("no content")]
     Empty,
+    /// Another etrade process kept the book's file open past the lock timeout.
+    #[error("another etrade process is using the paper book")]
+    Busy,
     #[error("paper store: {0}")]
     Store(String),
+}
+
+impl From<LeaseError> for PaperError {
+    fn from(err: LeaseError) -> PaperError {
+        match err {
+            LeaseError::Busy => PaperError::Busy,
+            LeaseError::Open(text) => PaperError::Store(text),
+        }
+    }
 }
 
 impl PaperError {

@@ -1,7 +1,8 @@
 //! The whole book in memory, and the change in progress: which records it wrote (written
 //! at commit) and their previous values (put back when it fails). The whole book is loaded
-//! at open and kept in memory, and every state change writes the records it touched in one
-//! write transaction. The records are in `records`, their redb tables in `store`.
+//! at open (and again when another process changed it) and kept in memory, and every state
+//! change writes the records it touched in one write transaction. The records are in
+//! `records`, their redb tables in `store`.
 
 mod records;
 mod store;
@@ -12,7 +13,7 @@ pub(crate) use self::records::{
     AccountRec, Action, Instrument, LedgerKind, LedgerRec, LegRec, LotRec, Meta, OrderRec,
     PositionRec, PreviewRec, Right, Status, TransactionRec, TxKind,
 };
-pub(crate) use self::store::{create_tables, load, save, store_err};
+pub(crate) use self::store::{create_tables, load, save, store_err, stored_generation};
 
 /// Keys written since the last commit.
 #[derive(Debug, Clone, Default)]

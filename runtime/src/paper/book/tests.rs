@@ -1,5 +1,7 @@
 //! Book tests over a tiny deterministic market (not the simulator).
 
+mod shared;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::str::FromStr;

@@ -456,11 +456,17 @@ pub(crate) struct Meta {
     pub next_transaction_id: i64,
     pub next_ledger_id: u64,
     pub next_lot_id: i64,
+    /// Bumped by every commit, so a process that had the file closed can tell whether the
+    /// book it keeps in memory is still what the file holds. Books written before it count
+    /// from 0.
+    #[serde(default)]
+    pub generation: u64,
 }
 
 impl Default for Meta {
     fn default() -> Self {
         Meta {
+            generation: 0,
             offset_seconds: 0,
             offset_nanos: 0,
             last_eval: None,

@@ -52,6 +52,18 @@ fn open_all(txn: &WriteTransaction) -> Result<(), PaperError> {
     Ok(())
 }
 
+/// The generation of the stored book (see [`super::Meta::generation`]); `None` when it was
+/// never initialized. One small record, so checking costs far less than [`load`].
+pub(crate) fn stored_generation(db: &Database) -> Result<Option<u64>, PaperError> {
+    let txn = db.begin_read().map_err(store_err)?;
+    let table = txn.open_table(META).map_err(store_err)?;
+    let Some(json) = table.get(META_KEY).map_err(store_err)? else {
+        return Ok(None);
+    };
+    let meta: super::Meta = decode("meta", json.value())?;
+    Ok(Some(meta.generation))
+}
+
 /// Reads the whole book; `None` when it was never initialized.
 pub(crate) fn load(db: &Database) -> Result<Option<State>, PaperError> {
     let txn = db.begin_read().map_err(store_err)?;

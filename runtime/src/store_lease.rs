@@ -1,16 +1,19 @@
-//! The trading database handle, kept open between operations and handed to other processes
-//! when idle.
+//! A redb file's handle, kept open between operations and handed to other processes when
+//! idle. The trading store (`trading.redb`) and the paper book (`paper-PROFILE.redb`) both
+//! go through it.
 //!
 //! redb lets one handle at a time have a file open (a second open, from this process or
-//! another, fails with `DatabaseAlreadyOpen`), and several etrade processes share
-//! `trading.redb`: `etrade serve` per MCP client, `etrade approve`, doctor. Opening and closing
-//! the file for every operation cost more than the operation itself, so the handle stays open
-//! for [`IDLE_WINDOW`] after an operation and a closer thread then drops it; a process that
-//! wants the file meanwhile retries its open (see [`open`]) until then.
+//! another, fails with `DatabaseAlreadyOpen`), and several etrade processes share these
+//! files: `etrade serve` per MCP client, `etrade approve`, `etrade paper`, doctor. Opening and
+//! closing the file for every operation cost more than the operation itself, so the handle
+//! stays open for [`IDLE_WINDOW`] after an operation and a closer thread then drops it; a
+//! process that wants the file meanwhile retries its open (see [`open`]) until then.
 //!
 //! Why reads through a kept handle are never stale: while this process holds the handle no
 //! other process can have the file open, so nothing else can commit; once the handle was
-//! dropped, the next operation opens the file again and reads what is on disk.
+//! dropped, the next operation opens the file again and reads what is on disk. A caller
+//! that caches what it read (the paper book keeps its whole state in memory) learns from
+//! the `fresh` flag of [`DatabaseLease::with_fresh`] when it must look at the file again.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -20,14 +23,23 @@ use std::time::{Duration, Instant};
 
 use redb::{Builder, Database, DatabaseError};
 
-use super::{StoreError, database};
+/// Why the lease could not get the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LeaseError {
+    /// Another process kept the file open past the lock timeout.
+    #[error("another etrade process has the file open")]
+    Busy,
+    /// redb's (or the file system's) error text.
+    #[error("{0}")]
+    Open(String),
+}
 
 /// How long the handle stays open after an operation. Bursts (a paper placement's claim and
 /// outcome, a client paging the journal) then pay for one open; another process gets the
 /// file at most about this long, plus one operation and one retry sleep, after this one goes
 /// quiet. Shorter than the 200 ms a call waiting for an approval polls the store at, so such
 /// a server still lets `etrade approve` in between two polls.
-pub(super) const IDLE_WINDOW: Duration = Duration::from_millis(100);
+pub(crate) const IDLE_WINDOW: Duration = Duration::from_millis(100);
 
 /// A process that never goes quiet for [`IDLE_WINDOW`] would keep every other one out past
 /// its lock timeout, so a handle this old is closed by the next operation, which then waits
@@ -44,9 +56,11 @@ const MAX_RETRY_SLEEP: Duration = Duration::from_millis(50);
 
 /// The file's one handle in this process. Operations run one at a time (the mutex), which
 /// also means threads of one process never contend for the file lock.
-pub(super) struct DatabaseLease {
+pub(crate) struct DatabaseLease {
     path: PathBuf,
     lock_timeout: Duration,
+    /// The closer thread's name, so a thread dump says which file it keeps.
+    closer_name: &'static str,
     shared: Arc<Shared>,
 }
 
@@ -73,10 +87,15 @@ struct Held {
 }
 
 impl DatabaseLease {
-    pub(super) fn new(path: PathBuf, lock_timeout: Duration) -> DatabaseLease {
+    pub(crate) fn new(
+        path: PathBuf,
+        lock_timeout: Duration,
+        closer_name: &'static str,
+    ) -> DatabaseLease {
         DatabaseLease {
             path,
             lock_timeout,
+            closer_name,
             shared: Arc::new(Shared {
                 slot: Mutex::new(Slot::default()),
                 wake: Condvar::new(),
@@ -84,11 +103,11 @@ impl DatabaseLease {
         }
     }
 
-    pub(super) fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub(super) fn set_lock_timeout(&mut self, timeout: Duration) {
+    pub(crate) fn set_lock_timeout(&mut self, timeout: Duration) {
         self.lock_timeout = timeout;
     }
 
@@ -97,14 +116,25 @@ impl DatabaseLease {
     /// an empty file. After an error the handle is closed rather than kept: redb refuses
     /// further work on a handle that hit an I/O error, and refusals are rare enough that
     /// reopening after them costs nothing that matters.
-    pub(super) fn with<T, E: From<StoreError>>(
+    pub(crate) fn with<T, E: From<LeaseError>>(
         &self,
         create: bool,
         f: impl FnOnce(&Database) -> Result<T, E>,
     ) -> Result<T, E> {
+        self.with_fresh(create, |db, _| f(db))
+    }
+
+    /// [`DatabaseLease::with`], also telling `f` whether the handle was opened for this
+    /// operation (`true`: another process may have committed since this one last had the
+    /// file) or kept from an earlier one (`false`: nothing else can have written since).
+    pub(crate) fn with_fresh<T, E: From<LeaseError>>(
+        &self,
+        create: bool,
+        f: impl FnOnce(&Database, bool) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut slot = self.shared.lock();
-        let held = match slot.held.take() {
-            Some(held) if held.opened.elapsed() < MAX_TENURE => held,
+        let (held, fresh) = match slot.held.take() {
+            Some(held) if held.opened.elapsed() < MAX_TENURE => (held, false),
             previous => {
                 if let Some(previous) = previous {
                     drop(previous);
@@ -113,14 +143,15 @@ impl DatabaseLease {
                 }
                 let db = open(&self.path, create, self.lock_timeout)?;
                 let now = Instant::now();
-                Held {
+                let held = Held {
                     db,
                     opened: now,
                     last_used: now,
-                }
+                };
+                (held, true)
             }
         };
-        let result = f(&held.db);
+        let result = f(&held.db, fresh);
         if result.is_ok() {
             slot.held = Some(Held {
                 last_used: Instant::now(),
@@ -139,7 +170,7 @@ impl DatabaseLease {
         }
         let shared = Arc::clone(&self.shared);
         let spawned = thread::Builder::new()
-            .name("trading-db-closer".into())
+            .name(self.closer_name.into())
             .spawn(move || shared.close_when_idle());
         slot.closer = spawned.is_ok();
         if !slot.closer {
@@ -192,7 +223,7 @@ impl fmt::Debug for DatabaseLease {
 }
 
 /// Opens the file, retrying while another process has it open, until the lock timeout.
-fn open(path: &Path, create: bool, lock_timeout: Duration) -> Result<Database, StoreError> {
+fn open(path: &Path, create: bool, lock_timeout: Duration) -> Result<Database, LeaseError> {
     let deadline = Instant::now() + lock_timeout;
     let mut sleep = Duration::from_millis(2);
     loop {
@@ -207,12 +238,12 @@ fn open(path: &Path, create: bool, lock_timeout: Duration) -> Result<Database, S
             Err(DatabaseError::DatabaseAlreadyOpen) => {
                 let now = Instant::now();
                 if now >= deadline {
-                    return Err(StoreError::Busy);
+                    return Err(LeaseError::Busy);
                 }
                 thread::sleep(sleep.min(deadline - now));
                 sleep = (sleep * 2).min(MAX_RETRY_SLEEP);
             }
-            Err(err) => return Err(database(err)),
+            Err(err) => return Err(LeaseError::Open(err.to_string())),
         }
     }
 }
