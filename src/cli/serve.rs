@@ -95,6 +95,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .map(|addr| format!("http://{addr}"));
     let (desk, approval_page) = order_desk(&setup, broker.clone(), page_origin)?;
     let desk = Arc::new(desk);
+    let warm_book = paper.clone();
     let handlers = Handlers {
         credentials,
         credential_key,
@@ -131,6 +132,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         install_signal_handlers(shutdown.clone())?;
         if let Some(session) = keepalive {
             tokio::spawn(keep_alive(session, shutdown.clone()));
+        }
+        if let Some(book) = warm_book {
+            // Read beside the listener, not before it: the first paper answer then finds
+            // the book in memory, and startup does not wait for the disk.
+            tokio::task::spawn_blocking(move || {
+                if let Err(e) = book.warm_up() {
+                    tracing::warn!(error = %e, "cannot read the paper book yet");
+                }
+            });
         }
         let mut page_routes = None;
         if let Some((page, listener)) = approval_page {
@@ -219,8 +229,8 @@ fn order_desk(
     page_origin: Option<String>,
 ) -> anyhow::Result<(OrderDesk, Page)> {
     let dir = setup.paths.ensure_data_dir()?;
-    let store =
-        TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?;
+    let store = TradingStore::open_deferred(dir.join("trading.redb"))
+        .context("cannot open the trading database")?;
     let settings = &setup.settings;
     let policy = TradingPolicy::resolve(
         setup

@@ -63,6 +63,8 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 struct Inner {
     /// As of the last time this process had the file (see [`State::meta`]'s generation).
     state: State,
+    /// `state` was read from the file (or seeded into it) at least once.
+    loaded: bool,
     /// How many times the state was read again from the file.
     #[cfg(test)]
     reloads: usize,

@@ -13,9 +13,12 @@ use std::fmt::Display;
 use std::fs;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use redb::{ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use redb::{
+    Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -115,23 +118,46 @@ pub struct JournalPage {
 #[derive(Debug)]
 pub struct TradingStore {
     lease: DatabaseLease,
+    /// The tables exist in the file (made by this process's first operation).
+    tables_made: AtomicBool,
 }
 
 impl TradingStore {
     /// Creates the file (and parent dir) and tables if needed. The database is kept open
     /// only briefly between operations (see the module docs).
     pub fn open(path: impl Into<PathBuf>) -> Result<TradingStore, StoreError> {
+        let store = TradingStore::open_deferred(path)?;
+        store.with_db(|_| Ok::<_, StoreError>(()))?;
+        Ok(store)
+    }
+
+    /// Creates the file (and parent dir) if needed, and reads nothing yet: the tables are
+    /// made by the first operation. For `etrade serve`, whose startup should not wait for
+    /// the disk on behalf of a store most sessions never touch.
+    pub fn open_deferred(path: impl Into<PathBuf>) -> Result<TradingStore, StoreError> {
         let path = path.into();
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(database)?;
         }
         create_private_file(&path)?;
-        let store = TradingStore {
+        Ok(TradingStore {
             lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT, "trading-db-closer"),
-        };
-        // `create` initializes the empty file made above; later opens use `open`, so a file
-        // removed behind our back is an error rather than a silently empty store.
-        store.lease.with(true, |db| {
+            tables_made: AtomicBool::new(false),
+        })
+    }
+
+    /// Runs `f` on the open database, making the tables first when this process has not
+    /// yet. The first operation passes `create`, which initializes the empty file
+    /// [`TradingStore::open_deferred`] made; later ones only open it, so a file removed
+    /// behind our back is an error rather than a silently empty store.
+    fn with_db<T, E: From<StoreError> + From<LeaseError>>(
+        &self,
+        f: impl FnOnce(&Database) -> Result<T, E>,
+    ) -> Result<T, E> {
+        if self.tables_made.load(Ordering::Acquire) {
+            return self.lease.with(false, f);
+        }
+        let out = self.lease.with(true, |db| {
             let txn = db.begin_write().db()?;
             {
                 txn.open_table(PREVIEWS).db()?;
@@ -139,9 +165,11 @@ impl TradingStore {
                 txn.open_table(META).db()?;
                 txn.open_table(USAGE).db()?;
             }
-            txn.commit().db()
+            txn.commit().db()?;
+            f(db)
         })?;
-        Ok(store)
+        self.tables_made.store(true, Ordering::Release);
+        Ok(out)
     }
 
     /// How long an operation waits for another process to let go of the file before it
@@ -440,7 +468,7 @@ impl TradingStore {
         &self,
         f: impl FnOnce(&WriteTransaction) -> Result<T, E>,
     ) -> Result<T, E> {
-        self.lease.with(false, |db| {
+        self.with_db(|db| {
             let txn = db.begin_write().db()?;
             match f(&txn) {
                 Ok(value) => {
@@ -461,7 +489,7 @@ impl TradingStore {
         &self,
         f: impl FnOnce(&ReadTransaction) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        self.lease.with(false, |db| f(&db.begin_read().db()?))
+        self.with_db(|db| f(&db.begin_read().db()?))
     }
 }
 

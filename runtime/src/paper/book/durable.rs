@@ -50,25 +50,14 @@ impl PaperBook {
         clock: Clock,
     ) -> Result<PaperBook, PaperError> {
         create_private_file(path)?;
+        // The file is read at the first operation, not here: `etrade serve` starts listening
+        // without waiting for the disk (see [`PaperBook::warm_up`]).
         let lease = DatabaseLease::new(path.to_path_buf(), DEFAULT_LOCK_TIMEOUT, "paper-db-closer");
-        // `create` initializes the empty file made above; later operations only open it, so
-        // a file removed behind our back is an error rather than a silently new book.
-        let state = lease.with(true, |db| -> Result<State, PaperError> {
-            state::create_tables(db)?;
-            match state::load(db)? {
-                Some(s) => Ok(s),
-                None => {
-                    let mut s = seed(&config, None, clock(), state::Meta::default())?;
-                    state::save(db, &s, false)?;
-                    s.dirty = Dirty::default();
-                    Ok(s)
-                }
-            }
-        })?;
         Ok(PaperBook {
             lease,
             inner: Mutex::new(Inner {
-                state,
+                state: State::default(),
+                loaded: false,
                 #[cfg(test)]
                 reloads: 0,
                 #[cfg(test)]
@@ -78,6 +67,12 @@ impl PaperBook {
             market,
             clock,
         })
+    }
+
+    /// Reads the book (creating it when the file is new), so the first answer does not wait
+    /// for the disk. A failure is the first operation's to report again.
+    pub fn warm_up(&self) -> Result<(), PaperError> {
+        self.with_book(|_, _| Ok(()))
     }
 
     /// How long an operation waits for another process to let go of the file before it
@@ -101,8 +96,15 @@ impl PaperBook {
         op: impl FnOnce(&Database, &mut Inner) -> Result<T, PaperError>,
     ) -> Result<T, PaperError> {
         let mut inner = self.lock();
-        self.lease.with_fresh(false, |db, fresh| {
-            if fresh {
+        // Until the book was first read, the file may be the empty one `open` made: `create`
+        // initializes it. Later operations only open it, so a file removed behind our back
+        // is an error rather than a silently new book.
+        let first = !inner.loaded;
+        self.lease.with_fresh(first, |db, fresh| {
+            if first {
+                inner.state = load_or_seed(db, &self.config, &self.clock)?;
+                inner.loaded = true;
+            } else if fresh {
                 sync(db, &mut inner)?;
             }
             match op(db, &mut inner) {
@@ -214,6 +216,20 @@ impl PaperBook {
     #[cfg(test)]
     pub(crate) fn fail_next_commit(&self) {
         self.lock().fail_next_commit = true;
+    }
+}
+
+/// The book in the file, or a new one with the configured accounts when the file has none.
+fn load_or_seed(db: &Database, config: &PaperConfig, clock: &Clock) -> Result<State, PaperError> {
+    state::create_tables(db)?;
+    match state::load(db)? {
+        Some(s) => Ok(s),
+        None => {
+            let mut s = seed(config, None, clock(), state::Meta::default())?;
+            state::save(db, &s, false)?;
+            s.dirty = Dirty::default();
+            Ok(s)
+        }
     }
 }
 
