@@ -49,6 +49,16 @@ fn rss_kib(pid: u32, field: &str) -> Option<u64> {
         .ok()
 }
 
+/// CPU time (user + system) the process has used so far, from `/proc/PID/stat`.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces; the fields after it are fixed.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // Linux reports in USER_HZ, 100 on every architecture the bench runs on.
+    Some(Duration::from_millis(ticks * 10))
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -217,6 +227,7 @@ async fn main() {
     args.insert("count".into(), positions.into());
     let mut e2e = Vec::new();
     let mut bytes = 0;
+    let server_cpu_before = cpu_time(pid);
     for _ in 0..calls {
         let t = Instant::now();
         let r = client
@@ -233,6 +244,9 @@ async fn main() {
         assert_eq!(n, positions, "the whole page came back");
         bytes = data.to_string().len();
     }
+    let server_cpu = cpu_time(pid)
+        .zip(server_cpu_before)
+        .map(|(after, before)| after.saturating_sub(before) / calls as u32);
     let peak_rss = rss_kib(pid, "VmHWM:").unwrap_or(0);
     let _ = client.cancel().await;
     let _ = child.kill().await;
@@ -251,8 +265,9 @@ async fn main() {
     }
     println!("| get_portfolio over MCP (streamable HTTP), end to end | {e2e_m:?} |");
     println!(
-        "page from the fake: {:.1} MiB",
-        body.len() as f64 / 1_048_576.0
+        "page from the fake: {:.1} MiB; etrade serve CPU per call (mean, user + system): {}",
+        body.len() as f64 / 1_048_576.0,
+        server_cpu.map_or("unknown".into(), |d| format!("{d:?}"))
     );
     println!(
         "ratio end-to-end/baseline: {:.2}; structuredContent {:.1} MiB; server RSS idle {:.1} MiB, peak {:.1} MiB",
