@@ -1,7 +1,9 @@
 //! `get_portfolio` on one 10,000-position page, end to end: rmcp client → `etrade serve`
 //! (release, streamable HTTP) → signed request → fake E*TRADE on loopback → client model → envelope.
-//! Baseline in the same run: the same signed page fetched and parsed by the runtime's HTTP
-//! client alone (no MCP, no model, no envelope). Also reports the server's peak RSS.
+//! Baselines in the same run: the same signed page fetched and parsed by the runtime's HTTP
+//! client alone (no MCP, no model, no envelope), and CPython's stdlib json parsing that page
+//! once and writing the result twice (`benches/support/cpython_json.py`; `BENCH_PYTHON`,
+//! default `python3`; the row says skipped without it). Also reports the server's peak RSS.
 //!
 //! Run: `cargo bench --bench portfolio` (`BENCH_POSITIONS`, default 10000; `BENCH_CALLS`, 5).
 //! The last lines are `REPORT` summary lines for `benches/run-all`.
@@ -47,9 +49,50 @@ fn rss_kib(pid: u32, field: &str) -> Option<u64> {
         .ok()
 }
 
+/// CPU time (user + system) the process has used so far, from `/proc/PID/stat`.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces; the fields after it are fixed.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // Linux reports in USER_HZ, 100 on every architecture the bench runs on.
+    Some(Duration::from_millis(ticks * 10))
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
+}
+
+/// CPython's median (ms) for `json.loads` of `page` once and `json.dumps` of the result twice
+/// (`benches/support/cpython_json.py`), or why it could not run.
+fn cpython_parse_write_twice(
+    dir: &std::path::Path,
+    page: &[u8],
+    runs: usize,
+) -> Result<f64, String> {
+    let file = dir.join("portfolio-page.json");
+    std::fs::write(&file, page).map_err(|e| format!("cannot write the page: {e}"))?;
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/support/cpython_json.py"
+    );
+    let python = std::env::var("BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = std::process::Command::new(&python)
+        .arg(script)
+        .arg(&file)
+        .arg(runs.to_string())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("{python} not found ({e})"))?;
+    let _ = std::fs::remove_file(&file);
+    if !out.status.success() {
+        return Err(format!("{python} failed ({})", out.status));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|_| format!("{python} printed no time"))
 }
 
 #[tokio::main]
@@ -113,6 +156,8 @@ async fn main() {
         .at("accountIdKey", key_str.clone())
         .with("count", i64::try_from(positions).expect("count"));
     let mut raw = Vec::new();
+    let mut fetch_only = Vec::new();
+    let mut body = String::new();
     for _ in 0..calls {
         let t = Instant::now();
         let page = http
@@ -121,7 +166,17 @@ async fn main() {
             .expect("raw page");
         raw.push(t.elapsed());
         assert!(page.is_some());
+        // Context for the profile: the fake's share of every figure (it renders the page
+        // anew for each request).
+        let t = Instant::now();
+        let answer = http
+            .api_answer(&session::signer(&creds), &request)
+            .await
+            .expect("raw answer");
+        fetch_only.push(t.elapsed());
+        body = answer.body;
     }
+    let python = cpython_parse_write_twice(home.path(), body.as_bytes(), calls);
 
     // Streamable HTTP: a 10,000-position result (structuredContent plus its identical text)
     // is larger than the 16 MiB line limit of rmcp's stdio codec, so the bench raises the
@@ -172,6 +227,7 @@ async fn main() {
     args.insert("count".into(), positions.into());
     let mut e2e = Vec::new();
     let mut bytes = 0;
+    let server_cpu_before = cpu_time(pid);
     for _ in 0..calls {
         let t = Instant::now();
         let r = client
@@ -188,16 +244,31 @@ async fn main() {
         assert_eq!(n, positions, "the whole page came back");
         bytes = data.to_string().len();
     }
+    let server_cpu = cpu_time(pid)
+        .zip(server_cpu_before)
+        .map(|(after, before)| after.saturating_sub(before) / calls as u32);
     let peak_rss = rss_kib(pid, "VmHWM:").unwrap_or(0);
     let _ = client.cancel().await;
     let _ = child.kill().await;
     let _ = store.delete(&key);
 
-    let (raw_m, e2e_m) = (median(raw), median(e2e));
+    let (raw_m, e2e_m, fetch_m) = (median(raw), median(e2e), median(fetch_only));
     println!("| path | median per call ({calls} calls, {positions} positions) |");
     println!("|---|---|");
+    println!("| runtime signed fetch, body unparsed (the fake's share) | {fetch_m:?} |");
     println!("| runtime signed fetch + JSON parse (baseline) | {raw_m:?} |");
+    match &python {
+        Ok(ms) => println!("| CPython json: parse the page once, write it twice | {ms:.1} ms |"),
+        Err(why) => {
+            println!("| CPython json: parse the page once, write it twice | skipped: {why} |")
+        }
+    }
     println!("| get_portfolio over MCP (streamable HTTP), end to end | {e2e_m:?} |");
+    println!(
+        "page from the fake: {:.1} MiB; etrade serve CPU per call (mean, user + system): {}",
+        body.len() as f64 / 1_048_576.0,
+        server_cpu.map_or("unknown".into(), |d| format!("{d:?}"))
+    );
     println!(
         "ratio end-to-end/baseline: {:.2}; structuredContent {:.1} MiB; server RSS idle {:.1} MiB, peak {:.1} MiB",
         e2e_m.as_secs_f64() / raw_m.as_secs_f64(),
@@ -205,13 +276,19 @@ async fn main() {
         idle_rss as f64 / 1024.0,
         peak_rss as f64 / 1024.0
     );
+    let measure = format!("get_portfolio, one {positions}-position page, end to end");
     summary::report(
-        &format!("get_portfolio, one {positions}-position page, end to end"),
+        &measure,
         e2e_m.as_secs_f64() * 1000.0,
         "ms",
         "signed fetch + JSON parse",
         raw_m.as_secs_f64() * 1000.0,
     );
+    let baseline = "CPython json: parse the page once, write it twice";
+    match python {
+        Ok(ms) => summary::report(&measure, e2e_m.as_secs_f64() * 1000.0, "ms", baseline, ms),
+        Err(_) => summary::report_skipped(&measure, e2e_m.as_secs_f64() * 1000.0, "ms", baseline),
+    }
     summary::report(
         &format!("etrade serve peak RSS over {calls} such calls"),
         peak_rss as f64 / 1024.0,

@@ -3,7 +3,7 @@
 
 use crate::config::Environment;
 use crate::contract::errors::ToolError;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -51,9 +51,43 @@ pub fn tool_result(outcome: Result<Value, ToolError>, meta: &Meta) -> CallToolRe
     }
     envelope.insert("meta".into(), meta);
     let payload = Value::Object(envelope);
-    if failed {
-        CallToolResult::structured_error(payload)
+    // The text is the payload's own serialization, so both carry the same JSON byte for
+    // byte. Written straight into a byte buffer: rmcp's `structured` goes through
+    // `Display`, whose formatter adapter made the text of a 13 MiB page markedly slower.
+    let text = serde_json::to_string(&payload).unwrap_or_default();
+    let mut result = if failed {
+        CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
-        CallToolResult::structured(payload)
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    };
+    result.structured_content = Some(payload);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::errors::ErrorCode;
+
+    /// The same result rmcp's own constructors build: text and structuredContent alike.
+    #[test]
+    fn results_match_rmcp_structured_results() {
+        let meta = Meta {
+            environment: Environment::Sandbox,
+            profile: "p".into(),
+            observed_at: "2026-10-17T12:00:00Z".into(),
+        };
+        let data = serde_json::json!({"b": [1, "2.50", null], "a": {"z": "\"q\"", "y": true}});
+        let ok = tool_result(Ok(data.clone()), &meta);
+        let want = serde_json::json!({"data": data, "error": null, "meta": meta});
+        assert_eq!(ok, CallToolResult::structured(want));
+
+        let err = tool_result(Err(ToolError::new(ErrorCode::InvalidBrokerResponse)), &meta);
+        let want = serde_json::json!({
+            "data": null,
+            "error": ToolError::new(ErrorCode::InvalidBrokerResponse),
+            "meta": meta,
+        });
+        assert_eq!(err, CallToolResult::structured_error(want));
     }
 }

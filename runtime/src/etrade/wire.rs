@@ -3,8 +3,10 @@
 
 use crate::contract::broker_message::RawBrokerCode;
 use crate::contract::error_mapping::{BrokerErrorBody, OauthProblem};
+use serde::de::{self, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use std::marker::PhantomData;
 
 /// Read an error body whatever its format: E*TRADE answers JSON callers with JSON, XML, a
 /// Tomcat HTML page or plain text, so the body is sniffed rather than trusted.
@@ -92,22 +94,176 @@ fn visible_text(text: &str) -> String {
 }
 
 /// E*TRADE sends a single object where a one-element array is expected now and then.
+///
+/// A visitor rather than an untagged enum: untagged copies the whole value into a buffer
+/// first, and a page of 10,000 positions sits under two of these.
 pub fn one_or_many<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany<T> {
-        Many(Vec<T>),
-        One(T),
+    d.deserialize_option(OneOrMany(PhantomData))
+}
+
+struct OneOrMany<T>(PhantomData<T>);
+
+impl<T> OneOrMany<T> {
+    fn one<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        T: Deserialize<'de>,
+    {
+        T::deserialize(Lone(d)).map(|x| vec![x])
     }
-    Ok(match Option::<OneOrMany<T>>::deserialize(d)? {
-        Some(OneOrMany::Many(v)) => v,
-        Some(OneOrMany::One(x)) => vec![x],
-        None => Vec::new(),
-    })
+}
+
+/// A lone scalar or map read as one element. serde's own value deserializers hand a
+/// newtype (`struct Id(i64)`) or an `Option` the bare value; this passes them the wrapper
+/// they expect, as reading from JSON does.
+struct Lone<D>(D);
+
+macro_rules! forward_to_inner {
+    ($($method:ident),*) => {
+        $(fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+            self.0.$method(v)
+        })*
+    };
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lone<D> {
+    type Error = D::Error;
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        v.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_unit_struct(name, v)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_tuple(len, v)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_tuple_struct(name, len, v)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_struct(name, fields, v)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_enum(name, variants, v)
+    }
+
+    forward_to_inner!(
+        deserialize_any,
+        deserialize_bool,
+        deserialize_i8,
+        deserialize_i16,
+        deserialize_i32,
+        deserialize_i64,
+        deserialize_u8,
+        deserialize_u16,
+        deserialize_u32,
+        deserialize_u64,
+        deserialize_f32,
+        deserialize_f64,
+        deserialize_char,
+        deserialize_str,
+        deserialize_string,
+        deserialize_bytes,
+        deserialize_byte_buf,
+        deserialize_unit,
+        deserialize_seq,
+        deserialize_map,
+        deserialize_identifier,
+        deserialize_ignored_any
+    );
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for OneOrMany<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("one value or a list of them")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Vec<T>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<T>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        // The hint comes from the input; capped so a lying one cannot reserve gigabytes.
+        let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+        while let Some(x) = seq.next_element()? {
+            v.push(x);
+        }
+        Ok(v)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<T>, A::Error> {
+        Self::one(de::value::MapAccessDeserializer::new(map))
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Vec<T>, E> {
+        Self::one(b.into_deserializer())
+    }
+
+    fn visit_i64<E: de::Error>(self, i: i64) -> Result<Vec<T>, E> {
+        Self::one(i.into_deserializer())
+    }
+
+    fn visit_u64<E: de::Error>(self, u: u64) -> Result<Vec<T>, E> {
+        Self::one(u.into_deserializer())
+    }
+
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Vec<T>, E> {
+        Self::one(f.into_deserializer())
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Vec<T>, E> {
+        Self::one(s.into_deserializer())
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Vec<T>, E> {
+        Self::one(s.into_deserializer())
+    }
 }
 
 #[cfg(test)]
@@ -182,5 +338,56 @@ mod tests {
         let many: W = serde_json::from_str(r#"{"x":[1,2]}"#).expect("many");
         let none: W = serde_json::from_str(r#"{}"#).expect("none");
         assert_eq!((one.x, many.x, none.x), (vec![1], vec![1, 2], vec![]));
+    }
+
+    /// The same answers read from text and from a `Value` (what brokers hand the models),
+    /// for lone scalars, newtypes, structs and nested lists.
+    #[test]
+    fn one_or_many_reads_text_and_values_alike() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Id(i64);
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Leg {
+            #[serde(default, deserialize_with = "one_or_many")]
+            ids: Vec<Id>,
+            #[serde(default)]
+            name: Option<String>,
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct W {
+            #[serde(default, deserialize_with = "one_or_many")]
+            legs: Vec<Leg>,
+        }
+        let leg = |ids: Vec<i64>, name: Option<&str>| Leg {
+            ids: ids.into_iter().map(Id).collect(),
+            name: name.map(str::to_string),
+        };
+        for (text, want) in [
+            (
+                r#"{"legs":{"ids":7,"name":"a"}}"#,
+                vec![leg(vec![7], Some("a"))],
+            ),
+            (
+                r#"{"legs":[{"ids":[7,8]},{"ids":null,"name":null}]}"#,
+                vec![leg(vec![7, 8], None), leg(vec![], None)],
+            ),
+            (r#"{"legs":null}"#, vec![]),
+            (r#"{"legs":[]}"#, vec![]),
+        ] {
+            let from_text: W = serde_json::from_str(text).expect(text);
+            let value: Value = serde_json::from_str(text).expect(text);
+            let from_value: W = serde_json::from_value(value).expect(text);
+            assert_eq!(from_text.legs, want, "{text}");
+            assert_eq!(from_value.legs, want, "{text}");
+        }
+        for bad in [
+            r#"{"legs":[1]}"#,
+            r#"{"legs":{"ids":"x"}}"#,
+            r#"{"legs":true}"#,
+        ] {
+            assert!(serde_json::from_str::<W>(bad).is_err(), "{bad}");
+            let value: Value = serde_json::from_str(bad).expect(bad);
+            assert!(serde_json::from_value::<W>(value).is_err(), "{bad}");
+        }
     }
 }

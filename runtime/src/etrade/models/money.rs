@@ -3,28 +3,22 @@
 //! the digits E*TRADE wrote for any value it sends (≤ 15 significant digits), so the decimal
 //! is parsed from that text — never computed in floating point.
 
+use super::scalars::Scalar;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer};
 use std::str::FromStr;
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Raw {
-    I(i64),
-    U(u64),
-    F(f64),
-    S(String),
-}
-
-fn convert(raw: Raw) -> Option<Decimal> {
+/// Booleans are not decimals.
+fn convert(raw: Scalar) -> Option<Decimal> {
     match raw {
-        Raw::I(i) => Some(Decimal::from(i)),
-        Raw::U(u) => Some(Decimal::from(u)),
-        Raw::F(f) if f.is_finite() => Decimal::from_str(&f.to_string())
+        Scalar::B(_) => None,
+        Scalar::I(i) => Some(Decimal::from(i)),
+        Scalar::U(u) => Some(Decimal::from(u)),
+        Scalar::F(f) if f.is_finite() => Decimal::from_str(&f.to_string())
             .or_else(|_| Decimal::from_scientific(&format!("{f:e}")))
             .ok(),
-        Raw::F(_) => None,
-        Raw::S(s) => {
+        Scalar::F(_) => None,
+        Scalar::S(s) => {
             let t = s.trim();
             Decimal::from_str(t)
                 .or_else(|_| Decimal::from_scientific(t))
@@ -36,19 +30,19 @@ fn convert(raw: Raw) -> Option<Decimal> {
 /// A decimal from a JSON value already in hand (number or numeric string), read the same
 /// way as the deserializers below.
 pub fn decimal_of(v: &serde_json::Value) -> Option<Decimal> {
-    Raw::deserialize(v).ok().and_then(convert)
+    Scalar::deserialize(v).ok().and_then(convert)
 }
 
 /// A required decimal (number or numeric string).
 pub fn decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
-    convert(Raw::deserialize(d)?).ok_or_else(|| serde::de::Error::custom("not a decimal"))
+    convert(Scalar::deserialize(d)?).ok_or_else(|| serde::de::Error::custom("not a decimal"))
 }
 
 /// An optional decimal: absent, null, or an empty string → None.
 pub fn decimal_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
-    Ok(match Option::<Raw>::deserialize(d)? {
+    Ok(match Option::<Scalar>::deserialize(d)? {
         None => None,
-        Some(Raw::S(s)) if s.trim().is_empty() => None,
+        Some(Scalar::S(s)) if s.trim().is_empty() => None,
         Some(raw) => Some(convert(raw).ok_or_else(|| serde::de::Error::custom("not a decimal"))?),
     })
 }

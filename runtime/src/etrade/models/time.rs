@@ -1,24 +1,21 @@
 //! E*TRADE times on the wire: epoch milliseconds or seconds, with 0 meaning "none".
 //! Outputs carry RFC 3339 UTC strings instead.
 
+use super::scalars::Scalar;
 use serde::{Deserialize, Deserializer};
 
 fn to_rfc3339(t: jiff::Timestamp) -> String {
     crate::contract::envelope::rfc3339_seconds(t)
 }
 
+/// A boolean is refused (a malformed answer); an unusable number or string is no time.
 fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum N {
-        I(i64),
-        F(f64),
-        S(String),
-    }
-    Ok(match Option::<N>::deserialize(d)? {
-        Some(N::I(i)) => Some(i),
-        Some(N::F(f)) if f.is_finite() => Some(f as i64),
-        Some(N::S(s)) => s.trim().parse().ok(),
+    Ok(match Option::<Scalar>::deserialize(d)? {
+        Some(Scalar::I(i)) => Some(i),
+        Some(Scalar::U(_)) => None,
+        Some(Scalar::F(f)) if f.is_finite() => Some(f as i64),
+        Some(Scalar::S(s)) => s.trim().parse().ok(),
+        Some(Scalar::B(_)) => return Err(serde::de::Error::custom("not a time")),
         _ => None,
     })
 }
