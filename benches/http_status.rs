@@ -290,6 +290,15 @@ async fn bench_main() -> ExitCode {
         o.latencies.sort_unstable();
         o.calls = o.latencies.len();
     }
+    // Local reads in the same paper server: the journal (the trading store) against the
+    // account list (the paper book), one client, calls alternating.
+    let reads = match journal_and_accounts(&etrade).await {
+        Ok(r) => Some(r),
+        Err(e) => {
+            eprintln!("journal/accounts reads failed: {e}");
+            None
+        }
+    };
     let idle_figures: Vec<Idle> = targets
         .iter()
         .map(|t| Idle {
@@ -306,6 +315,19 @@ async fn bench_main() -> ExitCode {
 
     report(&outcomes);
     summarize(&settings, &outcomes, &idle_figures);
+    let Some((journal, accounts)) = reads else {
+        return ExitCode::FAILURE;
+    };
+    println!(
+        "paper server, one client: list_order_journal {journal:.3} ms, list_accounts {accounts:.3} ms (medians of {READ_CALLS})"
+    );
+    summary::report(
+        "list_order_journal (20 entries), median of one client's calls",
+        journal,
+        "ms",
+        "list_accounts in the same paper server",
+        accounts,
+    );
     let failed: usize = outcomes.iter().map(|o| o.errors).sum();
     if failed > 0 {
         for o in &outcomes {
@@ -394,6 +416,74 @@ async fn start_target(
         idle_rss_kib,
         child,
     })
+}
+
+/// Calls of each tool in the journal/accounts comparison.
+const READ_CALLS: usize = 200;
+
+/// Median latencies (ms) of `list_order_journal` and `list_accounts` on etrade, one client,
+/// calls alternating, after 20 previews gave the journal 20 entries.
+async fn journal_and_accounts(etrade: &Target) -> Result<(f64, f64), String> {
+    let client = connect(&etrade.url).await?;
+    let first = |r: &CallToolResult| -> Option<String> {
+        let accounts = r.structured_content.as_ref()?["data"]["accounts"]
+            .as_array()?
+            .clone();
+        Some(accounts.first()?["accountIdKey"].as_str()?.to_string())
+    };
+    let accounts = call_with(&client, "list_accounts", json!({})).await?;
+    let key = first(&accounts).ok_or("list_accounts named no account")?;
+    for _ in 0..20 {
+        let order = json!({"order_type": "EQ", "symbol": "AAPL", "order_action": "BUY",
+            "quantity": "1", "price_type": "LIMIT", "limit_price": "100.00"});
+        call_with(
+            &client,
+            "preview_order",
+            json!({"account_id_key": key, "request": order}),
+        )
+        .await?;
+    }
+    let (mut journal, mut list) = (Vec::new(), Vec::new());
+    for _ in 0..READ_CALLS {
+        let t = Instant::now();
+        let page = call_with(&client, "list_order_journal", json!({"limit": 20})).await?;
+        journal.push(t.elapsed());
+        let t = Instant::now();
+        call_with(&client, "list_accounts", json!({})).await?;
+        list.push(t.elapsed());
+        let entries = page
+            .structured_content
+            .as_ref()
+            .and_then(|v| v["data"]["entries"].as_array().map(Vec::len));
+        if entries != Some(20) {
+            return Err(format!("the journal page had {entries:?} entries, not 20"));
+        }
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+    let median = |mut v: Vec<Duration>| {
+        v.sort_unstable();
+        v[v.len() / 2].as_secs_f64() * 1000.0
+    };
+    Ok((median(journal), median(list)))
+}
+
+async fn call_with(
+    client: &Client,
+    tool: &'static str,
+    args: Value,
+) -> Result<CallToolResult, String> {
+    let Value::Object(args) = args else {
+        return Err("arguments must be an object".into());
+    };
+    let params = CallToolRequestParams::new(tool).with_arguments(args);
+    let result = tokio::time::timeout(CALL_TIMEOUT, client.call_tool(params))
+        .await
+        .map_err(|_| format!("{tool} timed out after {CALL_TIMEOUT:?}"))?
+        .map_err(|e| format!("{tool} failed: {e}"))?;
+    if result.is_error == Some(true) {
+        return Err(format!("{tool} returned isError: {:?}", result.content));
+    }
+    Ok(result)
 }
 
 /// One `server_status` result from etrade, as JSON: the baseline's answer.
