@@ -42,8 +42,10 @@ pub(crate) enum LeaseError {
 pub(crate) const IDLE_WINDOW: Duration = Duration::from_millis(100);
 
 /// A process that never goes quiet for [`IDLE_WINDOW`] would keep every other one out past
-/// its lock timeout, so a handle this old is closed by the next operation, which then waits
-/// [`HANDOFF_PAUSE`] before opening again.
+/// its lock timeout, so a handle this old is closed by the next operation when another
+/// process is waiting for the file (it says so with a marker file, see [`waiting_marker`]),
+/// which then waits [`HANDOFF_PAUSE`] before opening again. With nobody waiting the handle is
+/// kept: a busy server alone on its files pays no reopen and no pause.
 const MAX_TENURE: Duration = Duration::from_secs(1);
 
 /// Longer than the longest retry sleep, so a process waiting in [`open`] tries at least once
@@ -135,6 +137,13 @@ impl DatabaseLease {
         let mut slot = self.shared.lock();
         let (held, fresh) = match slot.held.take() {
             Some(held) if held.opened.elapsed() < MAX_TENURE => (held, false),
+            Some(held) if !waiting_marker(&self.path).exists() => (
+                Held {
+                    opened: Instant::now(),
+                    ..held
+                },
+                false,
+            ),
             previous => {
                 if let Some(previous) = previous {
                     drop(previous);
@@ -222,8 +231,39 @@ impl fmt::Debug for DatabaseLease {
     }
 }
 
+/// The file a process waiting for `path` keeps beside it (`trading.redb.waiting`), so the
+/// process holding `path` in constant use knows to hand it over (see [`MAX_TENURE`]). A
+/// marker left by a process that died while waiting only costs the holder a hand-off per
+/// tenure, as if somebody waited.
+fn waiting_marker(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".waiting");
+    PathBuf::from(name)
+}
+
 /// Opens the file, retrying while another process has it open, until the lock timeout.
+/// While it retries, the [`waiting_marker`] says so; it is removed when the wait ends.
 fn open(path: &Path, create: bool, lock_timeout: Duration) -> Result<Database, LeaseError> {
+    let marker = waiting_marker(path);
+    let mut marked = false;
+    let opened = open_retrying(path, create, lock_timeout, || {
+        // Made again at each retry: another waiter that got the file removed it.
+        if !marker.exists() {
+            marked |= std::fs::File::create(&marker).is_ok();
+        }
+    });
+    if marked {
+        let _ = std::fs::remove_file(&marker);
+    }
+    opened
+}
+
+fn open_retrying(
+    path: &Path,
+    create: bool,
+    lock_timeout: Duration,
+    mut waiting: impl FnMut(),
+) -> Result<Database, LeaseError> {
     let deadline = Instant::now() + lock_timeout;
     let mut sleep = Duration::from_millis(2);
     loop {
@@ -240,10 +280,82 @@ fn open(path: &Path, create: bool, lock_timeout: Duration) -> Result<Database, L
                 if now >= deadline {
                     return Err(LeaseError::Busy);
                 }
+                waiting();
                 thread::sleep(sleep.min(deadline - now));
                 sleep = (sleep * 2).min(MAX_RETRY_SLEEP);
             }
             Err(err) => return Err(LeaseError::Open(err.to_string())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs operations back to back for `run`; returns how many found the handle opened anew
+    /// and how many gaps between operations were long enough for the closer to drop it.
+    fn busy(lease: &DatabaseLease, run: Duration) -> (usize, usize) {
+        let (mut reopened, mut gaps) = (0, 0);
+        let started = Instant::now();
+        let mut last = Instant::now();
+        while started.elapsed() < run {
+            gaps += usize::from(last.elapsed() >= IDLE_WINDOW);
+            lease
+                .with_fresh(true, |_, fresh| {
+                    reopened += usize::from(fresh);
+                    Ok::<_, LeaseError>(())
+                })
+                .expect("the file");
+            last = Instant::now();
+        }
+        (reopened, gaps)
+    }
+
+    #[test]
+    fn a_busy_handle_is_handed_over_only_when_somebody_waits() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("l.redb");
+        let lease = DatabaseLease::new(path.clone(), Duration::from_secs(5), "test-closer");
+        let run = MAX_TENURE * 2 + MAX_TENURE / 2;
+        // Alone: opened once, kept past its tenure (a descheduled thread may let the closer
+        // drop it, and each such gap may cost one more open).
+        let (reopened, gaps) = busy(&lease, run);
+        assert!(
+            reopened >= 1 && reopened <= 1 + gaps,
+            "{reopened} opens, {gaps} gaps"
+        );
+        // A waiter's marker: handed over at every tenure's end.
+        std::fs::write(waiting_marker(&path), b"").expect("marker");
+        let (reopened, gaps) = busy(&lease, run);
+        assert!(reopened >= 2, "{reopened} opens, {gaps} gaps");
+    }
+
+    #[test]
+    fn a_waiter_marks_its_wait_and_clears_the_mark() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("l.redb");
+        let holder = DatabaseLease::new(path.clone(), Duration::from_secs(5), "test-closer");
+        holder
+            .with(true, |_| Ok::<_, LeaseError>(()))
+            .expect("the file");
+        let marker = waiting_marker(&path);
+        thread::scope(|s| {
+            let waiter = s.spawn(|| open(&path, false, Duration::from_secs(5)).map(drop));
+            // The holder keeps the file busy until the waiter has marked its wait.
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while !marker.exists() && Instant::now() < deadline {
+                holder
+                    .with(false, |_| Ok::<_, LeaseError>(()))
+                    .expect("the file");
+                thread::sleep(Duration::from_millis(5));
+            }
+            assert!(marker.exists(), "the waiter marked its wait");
+            waiter
+                .join()
+                .expect("waiter")
+                .expect("opened once the holder went quiet");
+        });
+        assert!(!marker.exists(), "the mark is cleared");
     }
 }
