@@ -176,9 +176,9 @@ async fn bench_main() -> ExitCode {
     );
     println!("etrade binary: {}", etrade_bin.display());
 
-    let mut etrade_cmd = Command::new(&etrade_bin);
-    etrade_cmd
-        .args([
+    let etrade_cmd = || {
+        let mut cmd = Command::new(&etrade_bin);
+        cmd.args([
             "serve",
             "--transport",
             "http",
@@ -192,7 +192,9 @@ async fn bench_main() -> ExitCode {
         .env_remove("ETRADE_MCP_ENVIRONMENT")
         .env_remove("ETRADE_MCP_PROFILE")
         .env_remove("ETRADE_MCP_LOG");
-    let etrade = match start_target("etrade", "server_status", etrade_cmd).await {
+        cmd
+    };
+    let mut etrade = match start_target("etrade", "server_status", etrade_cmd()).await {
         Ok(t) => t,
         Err(e) => {
             eprintln!("cannot start etrade serve: {e}");
@@ -217,15 +219,38 @@ async fn bench_main() -> ExitCode {
         "payload: etrade's server_status result, {} bytes, for both",
         answer.len()
     );
-    let mut bare_cmd = Command::new(&self_bin);
-    bare_cmd.arg(BASELINE_FLAG).arg(&answer_path);
-    let bare = match start_target("bare rmcp", "ping", bare_cmd).await {
+    let bare_cmd = || {
+        let mut cmd = Command::new(&self_bin);
+        cmd.arg(BASELINE_FLAG).arg(&answer_path);
+        cmd
+    };
+    let mut bare = match start_target("bare rmcp", "ping", bare_cmd()).await {
         Ok(t) => t,
         Err(e) => {
             eprintln!("cannot start the baseline server: {e}");
             return ExitCode::FAILURE;
         }
     };
+    // One spawn is too few for a figure of a few milliseconds: the median of more, taken
+    // alternately (etrade's on the home its first run made, as a user's would be).
+    let (mut etrade_starts, mut bare_starts) = (vec![etrade.startup], vec![bare.startup]);
+    for _ in 1..STARTUP_SAMPLES {
+        match (
+            time_to_listen(etrade_cmd()).await,
+            time_to_listen(bare_cmd()).await,
+        ) {
+            (Ok(e), Ok(b)) => {
+                etrade_starts.push(e);
+                bare_starts.push(b);
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("startup sample failed: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    etrade.startup = median(etrade_starts);
+    bare.startup = median(bare_starts);
 
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let mib = |k: Option<u64>| k.map_or(f64::NAN, |k| k as f64 / 1024.0);
@@ -362,10 +387,35 @@ fn etrade_binary() -> PathBuf {
 }
 
 /// Spawn a server, wait for its listen line, then keep draining its stderr.
+/// Spawns the servers measured for startup: the first one's plus this many minus one.
+const STARTUP_SAMPLES: usize = 9;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+/// Spawn → listen line of one more server, which is then stopped.
+async fn time_to_listen(cmd: Command) -> Result<Duration, String> {
+    let target = start_target_for("startup sample", "", cmd, false).await?;
+    let startup = target.startup;
+    stop(target).await;
+    Ok(startup)
+}
+
 async fn start_target(
     name: &'static str,
     tool: &'static str,
+    cmd: Command,
+) -> Result<Target, String> {
+    start_target_for(name, tool, cmd, true).await
+}
+
+async fn start_target_for(
+    name: &'static str,
+    tool: &'static str,
     mut cmd: Command,
+    idle: bool,
 ) -> Result<Target, String> {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -406,8 +456,12 @@ async fn start_target(
     let startup = started.elapsed();
     // A full stderr pipe would block the server's logging, so keep reading it.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let idle_rss_kib = child.id().and_then(rss_kib);
+    let idle_rss_kib = if idle {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        child.id().and_then(rss_kib)
+    } else {
+        None
+    };
     Ok(Target {
         name,
         tool,
