@@ -251,8 +251,8 @@ impl Paper {
         }
     }
 
-    /// `etrade paper ARGS` on this paper's profile and book (the server must be stopped
-    /// for commands that open the book).
+    /// `etrade paper ARGS` on this paper's profile and book; it shares the book with a
+    /// running server.
     pub async fn cli(&self, args: &[&str]) -> String {
         self.credentials.cli(&self.home, args).await
     }
