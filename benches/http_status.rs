@@ -514,11 +514,8 @@ async fn journal_and_accounts(etrade: &Target) -> Result<(f64, f64), String> {
         }
     }
     let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
-    let median = |mut v: Vec<Duration>| {
-        v.sort_unstable();
-        v[v.len() / 2].as_secs_f64() * 1000.0
-    };
-    Ok((median(journal), median(list)))
+    let ms = |v: Vec<Duration>| median(v).as_secs_f64() * 1000.0;
+    Ok((ms(journal), ms(list)))
 }
 
 async fn call_with(
@@ -535,7 +532,12 @@ async fn call_with(
         .map_err(|_| format!("{tool} timed out after {CALL_TIMEOUT:?}"))?
         .map_err(|e| format!("{tool} failed: {e}"))?;
     if result.is_error == Some(true) {
-        return Err(format!("{tool} returned isError: {:?}", result.content));
+        let text: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+            .collect();
+        return Err(format!("{tool} returned isError: {}", text.join(" ")));
     }
     Ok(result)
 }
@@ -575,22 +577,10 @@ async fn connect(url: &str) -> Result<Client, String> {
         .map_err(|e| format!("initialize failed: {e}"))
 }
 
-/// One `tools/call`; `Err` for transport/protocol errors, timeouts and `isError: true`.
+/// One `tools/call` with `{}`; `Err` for transport/protocol errors, timeouts and
+/// `isError: true`.
 async fn call_once(client: &Client, tool: &'static str) -> Result<CallToolResult, String> {
-    let params = CallToolRequestParams::new(tool).with_arguments(Map::new());
-    let result = tokio::time::timeout(CALL_TIMEOUT, client.call_tool(params))
-        .await
-        .map_err(|_| format!("{tool} timed out after {CALL_TIMEOUT:?}"))?
-        .map_err(|e| format!("{tool} failed: {e}"))?;
-    if result.is_error == Some(true) {
-        let text: Vec<&str> = result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
-            .collect();
-        return Err(format!("{tool} returned isError: {}", text.join(" ")));
-    }
-    Ok(result)
+    call_with(client, tool, json!({})).await
 }
 
 struct ClientRun {

@@ -601,6 +601,7 @@ mod tests {
     use rust_decimal::Decimal;
 
     use super::*;
+    use crate::store_lease::open_when_released;
     use crate::trading::approval::{Channel, Decision};
     use crate::trading::types::{LegSummary, MutationKind, ReconcileStatus};
 
@@ -1116,21 +1117,6 @@ mod tests {
             }
         }
         assert_eq!(ids, (1..=42).rev().collect::<Vec<u64>>());
-    }
-
-    /// Opens the file directly once every store has let go of it (a store's closer runs
-    /// after the idle window; on a loaded machine it can run late).
-    fn open_when_released(path: &Path) -> Database {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            match Database::open(path) {
-                Ok(db) => return db,
-                Err(DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
-                    thread::sleep(Duration::from_millis(5));
-                }
-                Err(err) => panic!("the store kept the file: {err}"),
-            }
-        }
     }
 
     fn is_held(path: &Path) -> bool {

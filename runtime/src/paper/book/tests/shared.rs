@@ -9,25 +9,11 @@ use std::time::{Duration, Instant};
 use redb::{Database, DatabaseError};
 
 use super::*;
+use crate::store_lease::open_when_released;
 
 /// Longer than the lease's idle window: the book that last used the file has let go of it,
 /// so the next operation opens it anew.
 const PAST_IDLE: Duration = Duration::from_millis(300);
-
-/// Opens the file directly once every book has let go of it (a closer runs after the idle
-/// window; on a loaded machine it can run late).
-fn open_when_released(path: &Path) -> Database {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match Database::open(path) {
-            Ok(db) => return db,
-            Err(DatabaseError::DatabaseAlreadyOpen) if Instant::now() < deadline => {
-                thread::sleep(Duration::from_millis(5));
-            }
-            Err(err) => panic!("a book kept the file: {err}"),
-        }
-    }
-}
 
 fn two() -> (
     tempfile::TempDir,
