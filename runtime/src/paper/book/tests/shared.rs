@@ -6,8 +6,6 @@ use std::collections::BTreeSet;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use redb::{Database, DatabaseError};
-
 use super::*;
 use crate::store_lease::open_when_released;
 
