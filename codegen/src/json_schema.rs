@@ -189,6 +189,20 @@ fn make_nullable(m: &mut Map<String, Value>) {
     }
 }
 
+/// A pattern of one character class repeated (`^[A-Za-z0-9_-]+$`) with both length bounds,
+/// written as the class with those bounds (`^[A-Za-z0-9_-]{1,64}$`): each match of the class
+/// is one character, as JSON Schema counts length, so it admits exactly the same strings, and
+/// says the limits where the reader already looks.
+fn bounded_class(pattern: &str, min: Option<u64>, max: Option<u64>) -> Option<String> {
+    let class = pattern.strip_prefix("^[")?.strip_suffix("]+$")?;
+    if class.is_empty() || class.contains(['[', ']', '\\']) || class.starts_with('^') {
+        return None;
+    }
+    let min = min.unwrap_or(1).max(1);
+    let max = max?;
+    (min <= max).then(|| format!("^[{class}]{{{min},{max}}}$"))
+}
+
 fn ty(t: &Ty, side: Side) -> Value {
     match t {
         Ty::String {
@@ -198,6 +212,13 @@ fn ty(t: &Ty, side: Side) -> Value {
         } => {
             let mut m = Map::new();
             m.insert("type".into(), "string".into());
+            if let Some(p) = pattern
+                .as_deref()
+                .and_then(|p| bounded_class(p, *min_length, *max_length))
+            {
+                m.insert("pattern".into(), p.into());
+                return Value::Object(m);
+            }
             if let Some(v) = min_length {
                 m.insert("minLength".into(), (*v).into());
             }
@@ -660,6 +681,32 @@ mod tests {
 
     fn validator(schema: &Value) -> jsonschema::Validator {
         jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{e}: {schema}"))
+    }
+
+    #[test]
+    fn a_bounded_class_admits_exactly_the_bounded_strings() {
+        let folded = bounded_class("^[A-Za-z0-9_-]+$", Some(1), Some(64)).expect("folds");
+        assert_eq!(folded, "^[A-Za-z0-9_-]{1,64}$");
+        let written = json!({
+            "type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$"
+        });
+        let (w, f) = (
+            validator(&written),
+            validator(&json!({ "type": "string", "pattern": folded })),
+        );
+        let mut accepted = 0;
+        for len in 0..70 {
+            for fill in ["a", "_", "é", "$", "\n"] {
+                let x = Value::from(fill.repeat(len));
+                assert_eq!(w.is_valid(&x), f.is_valid(&x), "{x}");
+                accepted += usize::from(w.is_valid(&x));
+            }
+        }
+        assert_eq!(accepted, 128, "a and _ at every length from 1 to 64");
+        assert_eq!(bounded_class("^[0-9]+$", None, Some(32)).as_deref(), Some("^[0-9]{1,32}$"));
+        assert_eq!(bounded_class("^[0-9]+$", Some(3), None), None, "no upper bound");
+        assert_eq!(bounded_class("^[^a]+$", Some(1), Some(4)), None, "negated class");
+        assert_eq!(bounded_class("^[a]+[b]+$", Some(1), Some(4)), None, "two classes");
     }
 
     /// The documented and compact forms accept and reject each instance alike; returns how

@@ -135,15 +135,27 @@ fn describe(d: &ToolDescriptor) -> Result<Tool, String> {
         schema_object(d.input_schema).ok_or_else(|| format!("bad input schema for {}", d.name))?;
     let output = schema_object(d.output_schema)
         .ok_or_else(|| format!("bad output schema for {}", d.name))?;
-    let annotations = ToolAnnotations::with_title(d.title)
-        .read_only(d.read_only)
-        .destructive(d.destructive)
-        .idempotent(d.idempotent)
-        .open_world(d.open_world);
     Ok(Tool::new(d.name, d.description, Arc::new(input))
         .with_title(d.title)
         .with_raw_output_schema(Arc::new(output))
-        .with_annotations(annotations))
+        .with_annotations(annotations(d)))
+}
+
+/// The hints a client needs, and no more: every protocol version we speak has the tool's own
+/// `title` (which takes precedence over `annotations.title`), the destructive and idempotent
+/// hints mean something only when a tool is not read-only, and open-world is the default. A
+/// mutation states every hint outright so that a client that gets a default wrong still sees it.
+fn annotations(d: &ToolDescriptor) -> ToolAnnotations {
+    let mut a = ToolAnnotations::new().read_only(d.read_only);
+    if !d.read_only {
+        a = a
+            .destructive(d.destructive)
+            .idempotent(d.idempotent)
+            .open_world(d.open_world);
+    } else if !d.open_world {
+        a = a.open_world(false);
+    }
+    a
 }
 
 fn schema_object(text: &str) -> Option<Map<String, Value>> {
