@@ -185,14 +185,14 @@ async fn place_order_ambiguous_faults_are_uncertain_and_reconciled() {
             assert_eq!(placed.len(), placed_before + 1, "{}", fault.name());
             let new = placed.last().expect("new order");
             assert_eq!(
-                entry["reconciliation"]["order"]["orderId"],
+                entry["reconciliation"]["order_id"],
                 new.order_id,
                 "{}: {entry}",
                 fault.name()
             );
         } else {
             assert_eq!(placed.len(), placed_before, "{}", fault.name());
-            assert_eq!(entry["reconciliation"]["order"], Value::Null);
+            assert_eq!(entry["reconciliation"]["order_id"], Value::Null);
         }
     }
     assert_order_list_dates_differ(&s);
@@ -235,9 +235,10 @@ async fn cancel_order_ambiguous_faults_are_uncertain_and_reconciled() {
         let want = if processed { "CANCELLED" } else { "OPEN" };
         assert_eq!(status, want, "{}", fault.name());
         assert_eq!(
-            entry["reconciliation"]["order"]["orderId"], order_id,
+            entry["reconciliation"]["order_id"], order_id,
             "the reconciliation shows the order: {entry}"
         );
+        assert_eq!(entry["reconciliation"]["order_status"], want, "{entry}");
     }
 }
 
@@ -269,7 +270,7 @@ async fn place_change_order_ambiguous_faults_are_uncertain_and_reconciled() {
             Some(new) if processed => {
                 assert_eq!(original, "CANCELLED");
                 assert_eq!(
-                    entry["reconciliation"]["order"]["orderId"],
+                    entry["reconciliation"]["order_id"],
                     new.order_id,
                     "{}: {entry}",
                     fault.name()
@@ -277,7 +278,7 @@ async fn place_change_order_ambiguous_faults_are_uncertain_and_reconciled() {
             }
             None if !processed => {
                 assert_eq!(original, "OPEN");
-                assert_eq!(entry["reconciliation"]["order"]["orderId"], order_id);
+                assert_eq!(entry["reconciliation"]["order_id"], order_id);
             }
             other => panic!("{}: replacement in the fake: {other:?}", fault.name()),
         }
@@ -434,7 +435,7 @@ async fn the_placed_order_id_is_read_wherever_the_answer_puts_it() {
     let entry = newest_entry(&s).await;
     assert_eq!(entry["outcome"]["status"], "uncertain", "{entry}");
     assert_eq!(entry["reconciliation"]["status"], "found", "{entry}");
-    assert_eq!(entry["reconciliation"]["order"]["orderId"], new, "{entry}");
+    assert_eq!(entry["reconciliation"]["order_id"], new, "{entry}");
     assert_order_list_dates_differ(&s);
 }
 
@@ -532,7 +533,7 @@ async fn an_mcp_cancelled_place_is_uncertain_and_reconciled() {
         "journaled as cancelled, not as the server's own timeout: {reason}"
     );
     assert_eq!(entry["reconciliation"]["status"], "found", "{entry}");
-    assert_eq!(entry["reconciliation"]["order"]["orderId"], order_id);
+    assert_eq!(entry["reconciliation"]["order_id"], order_id);
     assert_eq!(s.requests_on(PLACE).len(), 1, "sent once");
     println!(
         "{:<26} {:<20} {:<22} {:>4}  {}",

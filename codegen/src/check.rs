@@ -580,6 +580,19 @@ impl NodeCx<'_, '_> {
                         Vec::new()
                     }
                 };
+                if matches!(side, Side::Input)
+                    && values.len() > crate::json_schema::LONGEST_LISTED_ENUM
+                    && description.is_none()
+                {
+                    self.d.at(
+                        ty,
+                        format!(
+                            "an input enum of more than {} values is advertised by its shape, \
+                             not its values: give it a description that names the common ones",
+                            crate::json_schema::LONGEST_LISTED_ENUM
+                        ),
+                    );
+                }
                 Ty::Enum {
                     rust_name: rust_name.to_string(),
                     values,

@@ -26,6 +26,12 @@ enum Side {
 /// Decimal strings in results: any length the broker sends.
 const OUTPUT_DECIMAL_PATTERN: &str = "^-?[0-9]+(\\.[0-9]+)?$";
 
+/// An input enum of more values than this is advertised by the shape of its values, and the
+/// field's description names the common ones: a list of 85 E*TRADE column names costs every
+/// conversation about a kilobyte and tells a model less than "e.g. MARKET_VALUE". The server
+/// still accepts exactly the listed values, and says so in a typed `invalid_choice` error.
+pub const LONGEST_LISTED_ENUM: usize = 32;
+
 /// The tools whose errors may carry `alert_deletion_result`: the runtime fills it in only when
 /// E*TRADE deletes some of the alerts `delete_alerts` named (`Desk::delete_alerts`); every
 /// other tool's error has it null, and its schema says so.
@@ -203,6 +209,32 @@ fn bounded_class(pattern: &str, min: Option<u64>, max: Option<u64>) -> Option<St
     (min <= max).then(|| format!("^[{class}]{{{min},{max}}}$"))
 }
 
+/// `^[A-Z0-9_]{2,21}$` for a list of upper-case E*TRADE names: the characters the values use,
+/// as ranges where they fill one, and the lengths they span.
+fn value_shape(values: &[String]) -> String {
+    let mut used: Vec<char> = values.iter().flat_map(|v| v.chars()).collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut class = String::new();
+    for (range, first, last) in [("A-Z", 'A', 'Z'), ("a-z", 'a', 'z'), ("0-9", '0', '9')] {
+        if used.iter().any(|c| (first..=last).contains(c)) {
+            class.push_str(range);
+        }
+    }
+    for c in used.iter().filter(|c| !c.is_ascii_alphanumeric()) {
+        if matches!(c, '\\' | ']' | '^' | '-' | '[') {
+            class.push('\\');
+        }
+        class.push(*c);
+    }
+    let lengths = values.iter().map(|v| v.chars().count());
+    let (min, max) = (
+        lengths.clone().min().unwrap_or(0),
+        lengths.max().unwrap_or(0),
+    );
+    format!("^[{class}]{{{min},{max}}}$")
+}
+
 fn ty(t: &Ty, side: Side) -> Value {
     match t {
         Ty::String {
@@ -267,6 +299,11 @@ fn ty(t: &Ty, side: Side) -> Value {
         }
         Ty::Date => json!({ "type": "string", "format": "date", "pattern": DATE_PATTERN }),
         Ty::DateTime => json!({ "type": "string", "format": "date-time" }),
+        Ty::Enum { values, .. }
+            if matches!(side, Side::Input) && values.len() > LONGEST_LISTED_ENUM =>
+        {
+            json!({ "type": "string", "pattern": value_shape(values) })
+        }
         Ty::Enum { values, .. } => json!({ "type": "string", "enum": values }),
         Ty::Array {
             items,
@@ -684,6 +721,48 @@ mod tests {
     }
 
     #[test]
+    fn a_long_enum_is_advertised_by_the_shape_of_its_values() {
+        let values: Vec<String> = ["SYMBOL", "TOTAL_GAIN_PCT", "WEEK_52_HIGH", "PE_RATIO"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let shape = value_shape(&values);
+        assert_eq!(shape, "^[A-Z0-9_]{6,14}$");
+        let v = validator(&json!({ "type": "string", "pattern": shape }));
+        for x in &values {
+            assert!(v.is_valid(&json!(x)), "{x}");
+        }
+        for x in ["symbol", "TOTAL GAIN", "X", "A_VERY_LONG_COLUMN_NAME"] {
+            assert!(!v.is_valid(&json!(x)), "{x}");
+        }
+        let odd: Vec<String> = ["a-b", "c]d", "e^f"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let v = validator(&json!({ "type": "string", "pattern": value_shape(&odd) }));
+        assert!(odd.iter().all(|x| v.is_valid(&json!(x))));
+        assert!(!v.is_valid(&json!("a+b")));
+
+        let long: Vec<String> = (0..=LONGEST_LISTED_ENUM).map(|i| format!("V{i}")).collect();
+        let short = long[..LONGEST_LISTED_ENUM].to_vec();
+        let schema = |values: &[String], side| {
+            ty(
+                &Ty::Enum {
+                    rust_name: "E".into(),
+                    values: values.to_vec(),
+                },
+                side,
+            )
+        };
+        assert!(schema(&long, Side::Input).get("enum").is_none());
+        assert!(
+            schema(&long, Side::Output).get("enum").is_some(),
+            "outputs stay exact"
+        );
+        assert!(schema(&short, Side::Input).get("enum").is_some());
+    }
+
+    #[test]
     fn a_bounded_class_admits_exactly_the_bounded_strings() {
         let folded = bounded_class("^[A-Za-z0-9_-]+$", Some(1), Some(64)).expect("folds");
         assert_eq!(folded, "^[A-Za-z0-9_-]{1,64}$");
@@ -703,10 +782,25 @@ mod tests {
             }
         }
         assert_eq!(accepted, 128, "a and _ at every length from 1 to 64");
-        assert_eq!(bounded_class("^[0-9]+$", None, Some(32)).as_deref(), Some("^[0-9]{1,32}$"));
-        assert_eq!(bounded_class("^[0-9]+$", Some(3), None), None, "no upper bound");
-        assert_eq!(bounded_class("^[^a]+$", Some(1), Some(4)), None, "negated class");
-        assert_eq!(bounded_class("^[a]+[b]+$", Some(1), Some(4)), None, "two classes");
+        assert_eq!(
+            bounded_class("^[0-9]+$", None, Some(32)).as_deref(),
+            Some("^[0-9]{1,32}$")
+        );
+        assert_eq!(
+            bounded_class("^[0-9]+$", Some(3), None),
+            None,
+            "no upper bound"
+        );
+        assert_eq!(
+            bounded_class("^[^a]+$", Some(1), Some(4)),
+            None,
+            "negated class"
+        );
+        assert_eq!(
+            bounded_class("^[a]+[b]+$", Some(1), Some(4)),
+            None,
+            "two classes"
+        );
     }
 
     /// The documented and compact forms accept and reject each instance alike; returns how

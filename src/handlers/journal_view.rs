@@ -86,7 +86,8 @@ pub fn journal_entry(e: &JournalEntry) -> Value {
         "reconciliation": e.reconciliation.as_ref().map(|r| json!({
             "status": r.status.as_str(),
             "at": r.at.to_string(),
-            "order": r.order,
+            "order_id": r.order_id,
+            "order_status": r.order_status,
             "note": r.note,
         })),
     })

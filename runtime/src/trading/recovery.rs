@@ -94,7 +94,8 @@ impl OrderDesk {
         let unknown = |note: &str| Reconciliation {
             status: ReconcileStatus::Unknown,
             at,
-            order: None,
+            order_id: None,
+            order_status: None,
             note: Some(note.to_string()),
         };
         let intent = &entry.intent;
@@ -150,7 +151,8 @@ impl OrderDesk {
                     Matched::None => Reconciliation {
                         status: ReconcileStatus::NotFound,
                         at,
-                        order: None,
+                        order_id: None,
+                        order_status: None,
                         note: Some(
                             "no matching order is listed from the day before the attempt to the day after"
                                 .into(),
@@ -175,12 +177,12 @@ impl OrderDesk {
                         return found(at, o, "a replacement order is listed");
                     }
                     return match find_order(&orders, target) {
-                        Some(o) if status_of(o) == Some("OPEN") => Reconciliation {
-                            status: ReconcileStatus::NotFound,
+                        Some(o) if status_of(o) == Some("OPEN") => Reconciliation::of_order(
+                            ReconcileStatus::NotFound,
                             at,
-                            order: serde_json::to_value(o).ok(),
-                            note: Some("the original order is still open and unchanged".into()),
-                        },
+                            o,
+                            "the original order is still open and unchanged",
+                        ),
                         _ => unknown("no replacement is listed and the original is not open"),
                     };
                 }
@@ -191,12 +193,12 @@ impl OrderDesk {
                             o,
                             "the order is cancelled or its cancellation is pending",
                         ),
-                        _ => Reconciliation {
-                            status: ReconcileStatus::NotFound,
+                        _ => Reconciliation::of_order(
+                            ReconcileStatus::NotFound,
                             at,
-                            order: serde_json::to_value(o).ok(),
-                            note: Some("the order is listed and not cancelled".into()),
-                        },
+                            o,
+                            "the order is listed and not cancelled",
+                        ),
                     },
                     None => unknown("the order is not in the first pages of the order list"),
                 }
@@ -225,7 +227,8 @@ impl OrderDesk {
             return Reconciliation {
                 status: ReconcileStatus::Unknown,
                 at,
-                order: None,
+                order_id: None,
+                order_status: None,
                 note: Some("E*TRADE's alert list could not be read".into()),
             };
         };
@@ -253,7 +256,8 @@ impl OrderDesk {
         Reconciliation {
             status,
             at,
-            order: None,
+            order_id: None,
+            order_status: None,
             note: Some(note.into()),
         }
     }
@@ -308,9 +312,7 @@ impl OrderDesk {
                         e.reconciliation
                             .as_ref()
                             .filter(|r| r.status == ReconcileStatus::Found)
-                            .and_then(|r| r.order.as_ref())
-                            .and_then(|o| o.get("orderId"))
-                            .and_then(serde_json::Value::as_i64)
+                            .and_then(|r| r.order_id)
                     }),
             )
             .collect()
@@ -333,12 +335,7 @@ impl OrderDesk {
 }
 
 fn found(at: jiff::Timestamp, o: &Order, note: &str) -> Reconciliation {
-    Reconciliation {
-        status: ReconcileStatus::Found,
-        at,
-        order: serde_json::to_value(o).ok(),
-        note: Some(note.to_string()),
-    }
+    Reconciliation::of_order(ReconcileStatus::Found, at, o, note)
 }
 
 /// E*TRADE's order list of one account, before its query parameters.

@@ -760,7 +760,8 @@ mod tests {
         let reconciliation = Reconciliation {
             status: ReconcileStatus::Found,
             at: at(6),
-            order: Some(serde_json::json!({"orderId": 42})),
+            order_id: Some(42),
+            order_status: Some("CANCELLED".into()),
             note: None,
         };
         store.record_reconciliation(first, &reconciliation).unwrap();
@@ -1352,7 +1353,8 @@ mod tests {
                 &Reconciliation {
                     status: ReconcileStatus::NotFound,
                     at: at(30),
-                    order: None,
+                    order_id: None,
+                    order_status: None,
                     note: None,
                 },
             )

@@ -179,14 +179,73 @@ impl ReconcileStatus {
     }
 }
 
+/// What the check found, by id and status: `list_orders` has the order's full detail, and
+/// the journal stays a small answer however large the order is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ReconciliationRecord")]
 pub struct Reconciliation {
     pub status: ReconcileStatus,
     pub at: Timestamp,
-    /// The matching order from E*TRADE's list (client model JSON), when found.
-    pub order: Option<serde_json::Value>,
-    /// Why the answer is `unknown` (e.g. the order list could not be read).
+    /// E*TRADE's id of the order the check found, or of the order it found unchanged.
+    pub order_id: Option<i64>,
+    /// That order's status in E*TRADE's list (OPEN, CANCELLED, ...).
+    pub order_status: Option<String>,
+    /// Why the answer is what it is (e.g. the order list could not be read).
     pub note: Option<String>,
+}
+
+impl Reconciliation {
+    /// A check that looked at `order` in E*TRADE's list.
+    pub fn of_order(
+        status: ReconcileStatus,
+        at: Timestamp,
+        order: &crate::etrade::models::orders::Order,
+        note: &str,
+    ) -> Self {
+        Self {
+            status,
+            at,
+            order_id: order.order_id,
+            order_status: super::reconcile::status_of(order).map(str::to_string),
+            note: Some(note.to_string()),
+        }
+    }
+}
+
+/// A stored reconciliation: older journals kept E*TRADE's whole order instead of its id and
+/// status, and still read.
+#[derive(Deserialize)]
+struct ReconciliationRecord {
+    status: ReconcileStatus,
+    at: Timestamp,
+    #[serde(default)]
+    order_id: Option<i64>,
+    #[serde(default)]
+    order_status: Option<String>,
+    #[serde(default)]
+    order: Option<serde_json::Value>,
+    note: Option<String>,
+}
+
+impl From<ReconciliationRecord> for Reconciliation {
+    fn from(r: ReconciliationRecord) -> Self {
+        let stored = r.order.as_ref();
+        let status_of_stored = || {
+            stored?
+                .get("orderDetail")?
+                .get(0)?
+                .get("status")?
+                .as_str()
+                .map(str::to_string)
+        };
+        Self {
+            status: r.status,
+            at: r.at,
+            order_id: r.order_id.or_else(|| stored?.get("orderId")?.as_i64()),
+            order_status: r.order_status.or_else(status_of_stored),
+            note: r.note,
+        }
+    }
 }
 
 /// One journal entry: the intent plus what was learned afterwards.
@@ -217,4 +276,30 @@ pub struct PolicyRefusal {
     pub rule: &'static str,
     /// One sentence for the host, naming the rule; no submitted values.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reconciliation_stored_with_the_whole_order_reads_as_its_id_and_status() {
+        let stored = serde_json::json!({
+            "status": "found",
+            "at": "2026-11-02T15:00:00Z",
+            "order": {"orderId": 481, "orderType": "EQ", "orderDetail": [{"status": "OPEN"}]},
+            "note": "an order matching the placement is listed"
+        });
+        let r: Reconciliation = serde_json::from_value(stored).expect("reads");
+        assert_eq!(r.status, ReconcileStatus::Found);
+        assert_eq!(
+            (r.order_id, r.order_status.as_deref()),
+            (Some(481), Some("OPEN"))
+        );
+        let written = serde_json::to_value(&r).expect("writes");
+        assert_eq!(written["order_id"], 481);
+        assert!(written.get("order").is_none(), "{written}");
+        let again: Reconciliation = serde_json::from_value(written).expect("reads back");
+        assert_eq!(again, r);
+    }
 }
