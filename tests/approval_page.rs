@@ -192,6 +192,34 @@ impl Browser {
             .await;
     }
 
+    /// Clicks a submit button and returns the page the form's answer loads. ChromeDriver may
+    /// answer the click before that navigation ends, so this reads the page until it is no
+    /// longer the one clicked (10 s at most).
+    async fn click_and_read_the_next_page(&self, css: &str) -> String {
+        let before = self.text().await;
+        self.click(css).await;
+        for _ in 0..100 {
+            if self.loaded().await {
+                let now = self.text().await;
+                if now != before {
+                    return now;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        self.text().await
+    }
+
+    async fn loaded(&self) -> bool {
+        let state = self
+            .command(
+                "execute/sync",
+                json!({"script": "return document.readyState", "args": []}),
+            )
+            .await;
+        state["value"] == "complete"
+    }
+
     async fn text(&self) -> String {
         let v: Value = self
             .http
@@ -254,8 +282,7 @@ async fn a_click_approves_once_and_forged_posts_approve_nothing() {
 
     let browser = Browser::start().await;
     browser.open(&url).await;
-    browser.click("#approve").await;
-    let shown = browser.text().await;
+    let shown = browser.click_and_read_the_next_page("#approve").await;
     browser.stop().await;
     assert!(shown.contains("Approved"), "{shown}");
 
