@@ -67,6 +67,10 @@ async fn tools_list_with_every_permission_fits_its_budget() {
     let list = client.list_tools(None).await.expect("tools/list");
     assert_eq!(list.next_cursor, None, "one page");
     assert_eq!(list.tools.len(), etrade_mcp::generated::TOOLS.len());
+    for (tool, spec) in list.tools.iter().zip(etrade_mcp::generated::TOOLS.iter()) {
+        assert_eq!(tool.name, spec.name);
+        assert_hints_as_the_spec_reads_them(tool, spec);
+    }
     let bytes = serde_json::to_string(&list).expect("JSON").len();
     let outputs: usize = list
         .tools

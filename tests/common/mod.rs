@@ -327,6 +327,36 @@ pub fn payload(result: &CallToolResult) -> Value {
     structured
 }
 
+/// A tool's annotations, read as the MCP spec defines the hints: readOnly defaults to false,
+/// openWorld to true, and destructive and idempotent mean something only when not read-only.
+/// A mutation states every hint outright.
+pub fn assert_hints_as_the_spec_reads_them(
+    tool: &rmcp::model::Tool,
+    spec: &runtime::mcp::catalog::ToolDescriptor,
+) {
+    let a = tool.annotations.as_ref().expect("annotations");
+    assert_eq!(a.read_only_hint, Some(spec.read_only), "{}", spec.name);
+    assert_eq!(
+        a.open_world_hint.unwrap_or(true),
+        spec.open_world,
+        "{}",
+        spec.name
+    );
+    assert_eq!(a.title, None, "the tool's own title is the one shown");
+    if spec.read_only {
+        assert_eq!(
+            (a.destructive_hint, a.idempotent_hint),
+            (None, None),
+            "{}",
+            spec.name
+        );
+    } else {
+        assert_eq!(a.destructive_hint, Some(spec.destructive), "{}", spec.name);
+        assert_eq!(a.idempotent_hint, Some(spec.idempotent), "{}", spec.name);
+        assert_eq!(a.open_world_hint, Some(spec.open_world), "{}", spec.name);
+    }
+}
+
 /// Everything the foundation promises about tools/list and server_status, for one client.
 pub async fn exercise_contract(client: &Client, transport: &str) {
     let tools = client.list_all_tools().await.expect("tools/list");
@@ -350,19 +380,7 @@ pub async fn exercise_contract(client: &Client, transport: &str) {
         assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
         assert_eq!(tool.description.as_deref(), Some(spec.description));
         assert_eq!(tool.title.as_deref(), Some(spec.title));
-        let a = tool.annotations.as_ref().expect("annotations");
-        // Read as the MCP spec defines the hints: readOnly defaults to false, openWorld to
-        // true, and destructive and idempotent mean something only when not read-only.
-        assert_eq!(a.read_only_hint, Some(spec.read_only));
-        assert_eq!(a.open_world_hint.unwrap_or(true), spec.open_world);
-        assert_eq!(a.title, None, "the tool's own title is the one shown");
-        if spec.read_only {
-            assert_eq!((a.destructive_hint, a.idempotent_hint), (None, None));
-        } else {
-            assert_eq!(a.destructive_hint, Some(spec.destructive));
-            assert_eq!(a.idempotent_hint, Some(spec.idempotent));
-            assert_eq!(a.open_world_hint, Some(spec.open_world));
-        }
+        assert_hints_as_the_spec_reads_them(tool, spec);
         assert_eq!(tool.input_schema.get("type"), Some(&Value::from("object")));
         let out = tool.output_schema.as_ref().expect("output schema");
         assert_eq!(out.get("type"), Some(&Value::from("object")));
