@@ -249,8 +249,8 @@ async fn bench_main() -> ExitCode {
             }
         }
     }
-    etrade.startup = median(etrade_starts);
-    bare.startup = median(bare_starts);
+    etrade.startup = summary::median(etrade_starts);
+    bare.startup = summary::median(bare_starts);
 
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let mib = |k: Option<u64>| k.map_or(f64::NAN, |k| k as f64 / 1024.0);
@@ -386,14 +386,8 @@ fn etrade_binary() -> PathBuf {
     profile_dir.join(format!("etrade{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// Spawn a server, wait for its listen line, then keep draining its stderr.
 /// Spawns the servers measured for startup: the first one's plus this many minus one.
 const STARTUP_SAMPLES: usize = 9;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort_unstable();
-    v[v.len() / 2]
-}
 
 /// Spawn → listen line of one more server, which is then stopped.
 async fn time_to_listen(cmd: Command) -> Result<Duration, String> {
@@ -411,6 +405,8 @@ async fn start_target(
     start_target_for(name, tool, cmd, true).await
 }
 
+/// Spawn a server, wait for its listen line, then keep draining its stderr; with `idle`, also
+/// read its RSS after half a second of rest.
 async fn start_target_for(
     name: &'static str,
     tool: &'static str,
@@ -514,7 +510,7 @@ async fn journal_and_accounts(etrade: &Target) -> Result<(f64, f64), String> {
         }
     }
     let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
-    let ms = |v: Vec<Duration>| median(v).as_secs_f64() * 1000.0;
+    let ms = |v: Vec<Duration>| summary::median(v).as_secs_f64() * 1000.0;
     Ok((ms(journal), ms(list)))
 }
 

@@ -59,11 +59,6 @@ fn cpu_time(pid: u32) -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 /// CPython's median (ms) for `json.loads` of `page` once and `json.dumps` of the result twice
 /// (`benches/support/cpython_json.py`), or why it could not run.
 fn cpython_parse_write_twice(
@@ -252,7 +247,11 @@ async fn main() {
     let _ = child.kill().await;
     let _ = store.delete(&key);
 
-    let (raw_m, e2e_m, fetch_m) = (median(raw), median(e2e), median(fetch_only));
+    let (raw_m, e2e_m, fetch_m) = (
+        summary::median(raw),
+        summary::median(e2e),
+        summary::median(fetch_only),
+    );
     println!("| path | median per call ({calls} calls, {positions} positions) |");
     println!("|---|---|");
     println!("| runtime signed fetch, body unparsed (the fake's share) | {fetch_m:?} |");

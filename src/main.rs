@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            cli::output::note(format_args!("etrade: {e:#}"));
+            cli::output::noteln!("etrade: {e:#}");
             ExitCode::FAILURE
         }
     }

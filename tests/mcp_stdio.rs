@@ -72,13 +72,13 @@ async fn tools_list_with_every_permission_fits_its_budget() {
         assert_hints_as_the_spec_reads_them(tool, spec);
     }
     let bytes = serde_json::to_string(&list).expect("JSON").len();
-    let outputs: usize = list
-        .tools
-        .iter()
-        .map(|t| serde_json::to_string(&t.output_schema).map_or(0, |s| s.len()))
-        .sum();
+    let sum = |part: fn(&rmcp::model::Tool) -> usize| list.tools.iter().map(part).sum::<usize>();
+    let outputs = sum(|t| serde_json::to_string(&t.output_schema).map_or(0, |s| s.len()));
+    let inputs = sum(|t| serde_json::to_string(&t.input_schema).map_or(0, |s| s.len()));
+    let descriptions = sum(|t| t.description.as_deref().map_or(0, str::len));
     println!(
-        "tools/list, {} tools: {bytes} bytes ({outputs} in outputSchemas)",
+        "tools/list, {} tools: {bytes} bytes ({outputs} in outputSchemas, {inputs} in \
+         inputSchemas, {descriptions} in descriptions)",
         list.tools.len()
     );
     assert!(

@@ -5,6 +5,7 @@
 //!
 //! `ratio` is value ÷ baseline value (both in `unit`); `skipped` as the baseline value (and
 //! `-` as the ratio) says the baseline could not run.
+//! Also the median the benches that time repeated calls report.
 
 /// Print one summary line; the ratio is `value / baseline_value`.
 pub fn report(measure: &str, value: f64, unit: &str, baseline: &str, baseline_value: f64) {
@@ -36,4 +37,11 @@ fn sig(x: f64) -> String {
     let magnitude = x.abs().log10().floor() as i32;
     let decimals = (2 - magnitude).clamp(0, 9) as usize;
     format!("{x:.decimals$}")
+}
+
+/// The middle one of a bench's timings (the upper middle of an even count).
+#[allow(dead_code)] // only the benches that time repeated calls
+pub fn median(mut v: Vec<std::time::Duration>) -> std::time::Duration {
+    v.sort_unstable();
+    v[v.len() / 2]
 }

@@ -91,13 +91,7 @@ impl OrderDesk {
 
     async fn reconciliation(&self, entry: &JournalEntry) -> Reconciliation {
         let at = (self.clock)();
-        let unknown = |note: &str| Reconciliation {
-            status: ReconcileStatus::Unknown,
-            at,
-            order_id: None,
-            order_status: None,
-            note: Some(note.to_string()),
-        };
+        let unknown = |note: &str| Reconciliation::noted(ReconcileStatus::Unknown, at, note);
         let intent = &entry.intent;
         if intent.kind == MutationKind::DeleteAlerts {
             return self.reconcile_alerts(intent).await;
@@ -148,16 +142,11 @@ impl OrderDesk {
                 let known = self.known_order_ids(entry.id).await;
                 match match_placement(&preview, intent.intent_at, &orders, &known) {
                     Matched::One(o) => found(at, o, "an order matching the placement is listed"),
-                    Matched::None => Reconciliation {
-                        status: ReconcileStatus::NotFound,
+                    Matched::None => Reconciliation::noted(
+                        ReconcileStatus::NotFound,
                         at,
-                        order_id: None,
-                        order_status: None,
-                        note: Some(
-                            "no matching order is listed from the day before the attempt to the day after"
-                                .into(),
-                        ),
-                    },
+                        "no matching order is listed from the day before the attempt to the day after",
+                    ),
                     Matched::Ambiguous(_) => {
                         unknown("several listed orders match; check list_orders")
                     }
@@ -224,13 +213,11 @@ impl OrderDesk {
             Err(_) => None,
         };
         let Some(alerts) = alerts else {
-            return Reconciliation {
-                status: ReconcileStatus::Unknown,
+            return Reconciliation::noted(
+                ReconcileStatus::Unknown,
                 at,
-                order_id: None,
-                order_status: None,
-                note: Some("E*TRADE's alert list could not be read".into()),
-            };
+                "E*TRADE's alert list could not be read",
+            );
         };
         let remaining = intent
             .alert_ids
@@ -253,13 +240,7 @@ impl OrderDesk {
                 "some of the alerts are still listed",
             )
         };
-        Reconciliation {
-            status,
-            at,
-            order_id: None,
-            order_status: None,
-            note: Some(note.into()),
-        }
+        Reconciliation::noted(status, at, note)
     }
 
     /// One page of E*TRADE's order list.

@@ -195,6 +195,17 @@ pub struct Reconciliation {
 }
 
 impl Reconciliation {
+    /// A check that names no order.
+    pub fn noted(status: ReconcileStatus, at: Timestamp, note: &str) -> Self {
+        Self {
+            status,
+            at,
+            order_id: None,
+            order_status: None,
+            note: Some(note.to_string()),
+        }
+    }
+
     /// A check that looked at `order` in E*TRADE's list.
     pub fn of_order(
         status: ReconcileStatus,
