@@ -6,6 +6,7 @@ mod doctor;
 mod halt;
 pub(crate) mod output;
 mod paper;
+mod prompt;
 mod serve;
 mod setup;
 mod tools;

@@ -1,9 +1,11 @@
 //! The local approval page, against the fake E*TRADE with `approval = "required"` and
-//! `approval_page = true`: a person clicks Approve in headless Chromium (driven through
-//! ChromeDriver's WebDriver HTTP API) and the order is placed once; forged POSTs (no CSRF
-//! token, a foreign or missing Origin) approve nothing; a used link is dead; a wrong PIN
-//! approves nothing. A client with URL-mode elicitation is offered the page and the call
-//! waits for the person's click; on the HTTP transport the page is served beside `/mcp`.
+//! `approval_page = true`: the server opens it in the person's browser (a stand-in that
+//! records the URL: `BROWSER`), the person clicks Approve in headless Chromium (driven
+//! through ChromeDriver's WebDriver HTTP API) and the order is placed once; forged POSTs
+//! (no CSRF token, a foreign or missing Origin, a foreign Host) approve nothing; a used
+//! link is dead; a wrong PIN approves nothing. With a PIN set, a client with URL-mode
+//! elicitation is offered the page and the call waits for the person's click; on the HTTP
+//! transport the page is served beside `/mcp`.
 
 // Linux only: the harness keeps E*TRADE credentials in the Linux kernel keyring.
 #![cfg(target_os = "linux")]
@@ -35,8 +37,10 @@ async fn sandbox(name: &str) -> Sandbox {
     Sandbox::start_opts(name, config, &["--allow-trading"], PAGE).await
 }
 
-/// Preview an order and ask to place it: the refusal carries the page's one-time URL.
+/// Preview an order and ask to place it: the refusal says a page opened in the person's
+/// browser, and the browser got its one-time URL.
 async fn refused_with_link(s: &Sandbox) -> (String, String) {
+    let n = common::opened_in_browser(s.home.path(), 0).await.len() + 1;
     let order = json!({"order_type": "EQ", "symbol": "AAPL", "order_action": "BUY",
         "quantity": "7", "price_type": "LIMIT", "limit_price": "170.00"});
     let (err, p) = s
@@ -53,11 +57,19 @@ async fn refused_with_link(s: &Sandbox) -> (String, String) {
     let (err, p) = place(s, &id).await;
     assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
     let message = p["error"]["message"].as_str().unwrap_or_default();
-    let start = message.find("http://127.0.0.1:").expect("a page URL");
-    let url: String = message[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != ',')
-        .collect();
+    assert!(
+        message.contains("approval page that just opened in their browser"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("http"),
+        "no address reaches the model: {message}"
+    );
+    let opened = common::opened_in_browser(s.home.path(), n).await;
+    let url = opened
+        .get(n - 1)
+        .unwrap_or_else(|| panic!("the page opened in the browser: {opened:?}"))
+        .clone();
     (id, url)
 }
 
@@ -100,6 +112,20 @@ async fn post(url: &str, origin: Option<&str>, form: &str) -> (u16, String) {
         request = request.header("origin", o);
     }
     let response = request.send().await.expect("POST the page");
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+async fn post_with_host(url: &str, origin: &str, host: &str, form: &str) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", origin)
+        .header("host", host)
+        .body(form.to_string())
+        .send()
+        .await
+        .expect("POST the page");
     let status = response.status().as_u16();
     (status, response.text().await.unwrap_or_default())
 }
@@ -248,6 +274,18 @@ async fn a_click_approves_once_and_forged_posts_approve_nothing() {
     let s = sandbox("page-click").await;
     let (id, url) = refused_with_link(&s).await;
     assert!(!url.contains(&id), "the link must not be the preview id");
+    let (_, again) = place(&s, &id).await;
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already open")),
+        "{again}"
+    );
+    assert_eq!(
+        common::opened_in_browser(s.home.path(), 2).await.len(),
+        1,
+        "opened once per preview, however often the agent asks"
+    );
 
     let html = reqwest::get(&url)
         .await
@@ -261,6 +299,25 @@ async fn a_click_approves_once_and_forged_posts_approve_nothing() {
     );
     let token = csrf(&html);
     let here = origin(&url);
+    let rebound = reqwest::Client::new()
+        .get(&url)
+        .header("host", "rebound.example")
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(
+        rebound.status().as_u16(),
+        421,
+        "a foreign Host gets nothing"
+    );
+    let (status, _) = post_with_host(
+        &url,
+        &here,
+        "rebound.example",
+        &format!("csrf={token}&decision=approve"),
+    )
+    .await;
+    assert_eq!(status, 421);
     for (o, form) in [
         (Some(here.as_str()), "decision=approve".to_string()),
         (
@@ -352,6 +409,7 @@ struct Seen {
 struct PageOpener {
     opens: bool,
     decision: &'static str,
+    pin: &'static str,
     seen: Arc<Mutex<Seen>>,
 }
 
@@ -391,10 +449,10 @@ impl ClientHandler for PageOpener {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
         // The person clicks after the client answered, as in a browser.
-        let decision = self.decision;
+        let (decision, pin) = (self.decision, self.pin);
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(300)).await;
-            click(&url, decision).await;
+            click(&url, decision, pin).await;
         });
         Ok(ElicitResult::new(ElicitationAction::Accept))
     }
@@ -416,8 +474,9 @@ impl ClientHandler for PageOpener {
     }
 }
 
-/// What the page's form sends when a person clicks `decision` ("approve" or "reject").
-async fn click(url: &str, decision: &str) {
+/// What the page's form sends when a person clicks `decision` ("approve" or "reject"),
+/// with `pin` in the PIN field (empty when the page asks for none).
+async fn click(url: &str, decision: &str, pin: &str) {
     let html = reqwest::get(url)
         .await
         .expect("GET the page")
@@ -427,7 +486,7 @@ async fn click(url: &str, decision: &str) {
     let (status, body) = post(
         url,
         Some(&origin(url)),
-        &format!("csrf={}&decision={decision}", csrf(&html)),
+        &format!("csrf={}&decision={decision}&pin={pin}", csrf(&html)),
     )
     .await;
     assert_eq!(status, 200, "{body}");
@@ -448,16 +507,20 @@ async fn place_opening_links(s: &Sandbox, opener: PageOpener, id: &str) -> (bool
     (err, payload, seen)
 }
 
+const URL_PIN: &str = "CANARY-pin-3310";
+
 fn opener(opens: bool, decision: &'static str) -> PageOpener {
     PageOpener {
         opens,
         decision,
+        pin: URL_PIN,
         seen: Arc::new(Mutex::new(Seen::default())),
     }
 }
 
 /// With `approval_channel = "out_of_band"` the form is never used, but a client that opens
-/// links is offered the page: agreeing to open it approves nothing, the click does.
+/// links is offered the page when it asks for the PIN: agreeing to open it approves
+/// nothing, the click with the PIN does. Without a PIN the address never travels over MCP.
 #[tokio::test]
 async fn url_elicitation_offers_the_page_and_waits_for_the_click() {
     let config = FakeConfig::new(
@@ -472,6 +535,19 @@ async fn url_elicitation_offers_the_page_and_waits_for_the_click() {
     )
     .await;
 
+    // No PIN: the client is not offered the page; it opens in the person's browser.
+    let (id, _) = refused_with_link(&s).await;
+    let (err, p, seen) = place_opening_links(&s, opener(true, "approve"), &id).await;
+    assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
+    assert!(seen.links.is_empty(), "{:?}", seen.links);
+
+    let set = s
+        .cli(
+            &["approve", "--set-pin"],
+            &format!("{URL_PIN}\n{URL_PIN}\n"),
+        )
+        .await;
+    assert!(set.status.success(), "{}", common::output_text(&set));
     let (id, _) = refused_with_link(&s).await;
     let (err, p, seen) = place_opening_links(&s, opener(true, "approve"), &id).await;
     assert!(!err, "{p}");
@@ -517,6 +593,7 @@ async fn url_elicitation_offers_the_page_and_waits_for_the_click() {
 #[tokio::test]
 async fn over_http_the_page_is_beside_mcp() {
     let home = common::home();
+    let home_path = home.path().to_path_buf();
     std::fs::write(
         home.path().join("config.toml"),
         "[profiles.default]\nenvironment = \"paper\"\n\n[profiles.default.trading]\napproval = \"required\"\napproval_page = true\n",
@@ -544,14 +621,14 @@ async fn over_http_the_page_is_beside_mcp() {
         "{refused}"
     );
     let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(!message.contains("/approve/"), "{message}");
     let mcp_origin = origin(&server.url);
-    let start = message
-        .find(&format!("{mcp_origin}/approve/"))
-        .unwrap_or_else(|| panic!("the page on the MCP listener ({mcp_origin}): {message}"));
-    let url: String = message[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != ',')
-        .collect();
+    let opened = common::opened_in_browser(&home_path, 1).await;
+    let url = opened
+        .iter()
+        .find(|u| u.starts_with(&format!("{mcp_origin}/approve/")))
+        .unwrap_or_else(|| panic!("the page on the MCP listener ({mcp_origin}): {opened:?}"))
+        .clone();
     let html = reqwest::get(&url)
         .await
         .expect("GET")
@@ -565,7 +642,7 @@ async fn over_http_the_page_is_beside_mcp() {
     )
     .await;
     assert_eq!(status, 403);
-    click(&url, "approve").await;
+    click(&url, "approve", "").await;
     let (err, placed) = common::call_payload(&client, "place_order", place).await;
     assert!(!err, "{placed}");
     let _ = client.cancel().await;

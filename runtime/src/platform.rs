@@ -244,6 +244,64 @@ pub fn user_name(lookup: impl Fn(&str) -> Option<OsString>) -> Option<String> {
 }
 
 // ---------------------------------------------------------------------------------------
+// The person's browser
+// ---------------------------------------------------------------------------------------
+
+/// How a page is opened in the person's browser: `$BROWSER` when set (a program, with
+/// `%s` standing for the URL or the URL appended, as gh, git and Python's webbrowser read
+/// it), else the desktop's own opener.
+pub fn browser_command(url: &str, browser: Option<OsString>) -> Option<std::process::Command> {
+    if let Some(spec) = browser.map(|b| b.to_string_lossy().trim().to_string())
+        && !spec.is_empty()
+    {
+        let mut words = spec.split_whitespace();
+        let mut cmd = std::process::Command::new(words.next()?);
+        let mut placed = false;
+        for word in words {
+            if word.contains("%s") {
+                cmd.arg(word.replace("%s", url));
+                placed = true;
+            } else {
+                cmd.arg(word);
+            }
+        }
+        if !placed {
+            cmd.arg(url);
+        }
+        return Some(cmd);
+    }
+    let mut cmd = match CURRENT {
+        Os::MacOs => std::process::Command::new("open"),
+        // The URL handler behind ShellExecute: unlike `cmd /c start`, no shell parses the URL.
+        Os::Windows => {
+            let mut c = std::process::Command::new("rundll32");
+            c.arg("url.dll,FileProtocolHandler");
+            c
+        }
+        Os::Linux | Os::OtherUnix => std::process::Command::new("xdg-open"),
+    };
+    cmd.arg(url);
+    Some(cmd)
+}
+
+/// Open `url` in the person's browser without waiting for it. The URL is passed as one
+/// argument, never through a shell; the opener's output is discarded (it must not reach
+/// the MCP stdout). A thread reaps the opener so it leaves no zombie behind.
+pub fn open_in_browser(url: &str) -> io::Result<()> {
+    let mut cmd = browser_command(url, std::env::var_os("BROWSER"))
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "BROWSER names no program"))?;
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    std::thread::Builder::new()
+        .name("browser-opener".into())
+        .spawn(move || child.wait())?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
 // Termination signals
 // ---------------------------------------------------------------------------------------
 
@@ -399,6 +457,25 @@ mod tests {
             .map(|(k, v)| (k.to_string(), OsString::from(v)))
             .collect();
         default_dirs(os, "etrade-mcp", |name| map.get(name).cloned())
+    }
+
+    fn argv(cmd: &std::process::Command) -> Vec<String> {
+        std::iter::once(cmd.get_program())
+            .chain(cmd.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn browser_reads_like_gh_and_webbrowser() {
+        let url = "http://127.0.0.1:1/approve/ab";
+        let c = browser_command(url, Some("firefox".into())).expect("command");
+        assert_eq!(argv(&c), ["firefox", url]);
+        let c = browser_command(url, Some("chromium --new-window %s --x".into())).expect("cmd");
+        assert_eq!(argv(&c), ["chromium", "--new-window", url, "--x"]);
+        let c = browser_command(url, Some("  ".into())).expect("the desktop's opener");
+        assert_eq!(argv(&c).last().map(String::as_str), Some(url));
+        assert_eq!(argv(&c).len(), if CURRENT == Os::Windows { 3 } else { 2 });
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod calendar;
 pub mod desk;
 pub mod halt;
 pub mod order;
+pub mod pin_hash;
 pub mod policy;
 pub mod reconcile;
 mod recovery;

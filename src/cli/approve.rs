@@ -3,13 +3,14 @@
 //! both use the trading database in the state folder.
 
 use super::output::outln;
+use super::prompt::Input;
 use super::setup::Setup;
 use anyhow::{Context, bail};
 use runtime::trading::approval::{self, Channel, Decision};
-use runtime::trading::approval_pin::ApprovalPin;
-use runtime::trading::store::{DecisionFor, TradingStore};
-use std::io::{BufRead, IsTerminal};
+use runtime::trading::approval_pin::{ApprovalPin, MIN_LENGTH};
+use runtime::trading::store::{DecisionFor, PinPurpose, TradingStore};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 pub struct ApproveRequest<'a> {
     pub preview_id: Option<&'a str>,
@@ -21,12 +22,13 @@ pub struct ApproveRequest<'a> {
 
 pub fn run(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode> {
     let dir = setup.paths.ensure_data_dir()?;
-    let pin = ApprovalPin::in_dir(dir);
+    let store = Arc::new(
+        TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?,
+    );
+    let pin = ApprovalPin::new(store.clone(), dir);
     if r.set_pin {
         return set_pin(&pin);
     }
-    let store =
-        TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?;
     let (environment, profile) = (setup.settings.environment.as_str(), &setup.settings.profile);
     let now = jiff::Timestamp::now();
     if r.list {
@@ -56,8 +58,11 @@ pub fn run(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
         // The PIN is asked even with --yes: --yes only skips the question.
-        if pin.is_set() && !pin.check(&input.secret("Approval PIN: ")?)? {
-            bail!("wrong PIN; nothing was approved");
+        if pin.is_set() {
+            let given = input.secret("Approval PIN: ")?;
+            if let Err(refusal) = pin.verify(&given, PinPurpose::ApproveTerminal) {
+                bail!("{refusal}; nothing was approved");
+            }
         }
         Decision::Approved
     };
@@ -81,57 +86,21 @@ pub fn run(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode> {
 
 fn set_pin(pin: &ApprovalPin) -> anyhow::Result<ExitCode> {
     let mut input = Input::new();
-    if pin.is_set() && !pin.check(&input.secret("Current approval PIN: ")?)? {
-        bail!("wrong PIN; the PIN was not changed");
+    if pin.is_set() {
+        let given = input.secret("Current approval PIN: ")?;
+        if let Err(refusal) = pin.verify(&given, PinPurpose::ChangePin) {
+            bail!("{refusal}; the PIN was not changed");
+        }
     }
-    let new = input.secret("New approval PIN (at least 4 characters): ")?;
+    let new = input.secret(&format!(
+        "New approval PIN (at least {MIN_LENGTH} characters): "
+    ))?;
     if input.secret("The new PIN again: ")? != new {
         bail!("the two PINs differ; the PIN was not changed");
     }
     pin.set(&new)?;
-    outln!("The approval PIN is set: etrade approve and the approval page will ask for it.");
+    outln!(
+        "The approval PIN is set: etrade approve, the approval page and etrade resume will ask for it."
+    );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Answers from the person: a terminal when there is one (the PIN not echoed), else one
-/// line of standard input per answer (scripts that showed the summary themselves).
-struct Input {
-    terminal: bool,
-    lines: std::io::Lines<std::io::StdinLock<'static>>,
-}
-
-impl Input {
-    fn new() -> Input {
-        Input {
-            terminal: std::io::stdin().is_terminal(),
-            lines: std::io::stdin().lock().lines(),
-        }
-    }
-
-    fn line(&mut self, prompt: &str) -> anyhow::Result<String> {
-        if self.terminal {
-            eprint!("{prompt}");
-        }
-        match self.lines.next() {
-            Some(line) => Ok(line?.trim().to_string()),
-            None => bail!("no answer on standard input"),
-        }
-    }
-
-    fn confirm(&mut self, prompt: &str) -> anyhow::Result<bool> {
-        if !self.terminal {
-            bail!(
-                "standard input is not a terminal: show the summary to the person, then run again with --yes"
-            );
-        }
-        let answer = self.line(prompt)?.to_ascii_lowercase();
-        Ok(answer == "y" || answer == "yes")
-    }
-
-    fn secret(&mut self, prompt: &str) -> anyhow::Result<String> {
-        if self.terminal {
-            return Ok(rpassword::prompt_password(prompt)?);
-        }
-        self.line(prompt)
-    }
 }

@@ -1,6 +1,7 @@
 //! `etrade doctor`: check the local setup (configuration, state folder, keyring,
-//! credentials, clock, permissions, paper book, trading database) one line per check, each
-//! with what was found and, when something is wrong, the command that fixes it.
+//! credentials, clock, permissions, paper book, trading database, approval posture) one line
+//! per check, each with what was found and, when something is wrong, the command that fixes
+//! it.
 //!
 //! Read-only where it can be: nothing is created except the state folder itself (every
 //! command creates it), and the stored credentials are not touched. No secret is printed;
@@ -26,11 +27,13 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod approval;
 mod clock;
 mod local;
 mod report;
 mod store;
 
+use approval::check_approval;
 use clock::{check_clock, check_clock_unsigned};
 use local::{
     check_config, check_paper, check_permissions, check_settings, check_state_dir, check_trading,
@@ -154,11 +157,13 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             check_paper(&mut r, &paths.data_dir, &settings.profile);
         }
         check_trading(&mut r, &paths.data_dir, &settings);
+        check_approval(&mut r, &paths.data_dir, &file, &settings);
     } else {
         if settings.environment == Environment::Paper {
             r.skip("paper", "not checked: the state folder is unusable.");
         }
         r.skip("trading db", "not checked: the state folder is unusable.");
+        r.skip("approval", "not checked: the state folder is unusable.");
     }
 
     Ok(r.finish())

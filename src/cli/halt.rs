@@ -4,11 +4,15 @@
 
 use super::EnvironmentArg;
 use super::output::outln;
+use super::prompt::Input;
 use super::setup::Setup;
-use anyhow::Context;
+use anyhow::{Context, bail};
 use runtime::paths::StatePaths;
+use runtime::trading::approval_pin::{ApprovalPin, LEGACY_FILE_NAME};
 use runtime::trading::halt::{Halt, HaltError, HaltRecords, HaltScope, HaltSwitch, current_user};
+use runtime::trading::store::{PinPurpose, TradingStore};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Which servers: one profile in one environment (resolved as `etrade serve` resolves
 /// them), or every one.
@@ -80,6 +84,7 @@ pub fn halt(args: HaltArgs) -> anyhow::Result<ExitCode> {
 
 pub fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
     let (records, scope, setup) = resolve(args.target)?;
+    check_pin(&records)?;
     if scope == HaltScope::All {
         let lifted = records.remove_all()?;
         if lifted.is_empty() {
@@ -107,6 +112,26 @@ pub fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Lifting a halt needs the approval PIN when one is set: a halt is a person's, and a
+/// program with a shell must not undo it (halting never needs the PIN).
+fn check_pin(records: &HaltRecords) -> anyhow::Result<()> {
+    let dir = records.dir();
+    let store_path = dir.join("trading.redb");
+    if !store_path.exists() && !dir.join(LEGACY_FILE_NAME).exists() {
+        return Ok(());
+    }
+    let store = TradingStore::open(store_path).context("cannot open the trading database")?;
+    let pin = ApprovalPin::new(Arc::new(store), dir);
+    if !pin.is_set() {
+        return Ok(());
+    }
+    let given = Input::new().secret("Approval PIN: ")?;
+    if let Err(refusal) = pin.verify(&given, PinPurpose::Resume) {
+        bail!("{refusal}; trading stays halted");
+    }
+    Ok(())
 }
 
 fn say_lifted(record: &Result<Halt, HaltError>) {

@@ -16,7 +16,7 @@ use runtime::mcp::server::{McpServer, ServerOptions};
 use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
 use runtime::paper::market::SimulatedMarket;
-use runtime::trading::approval_pin::ApprovalPin;
+use runtime::trading::approval_pin::{ApprovalPin, LEGACY_FILE_NAME};
 use runtime::trading::desk::OrderDesk;
 use runtime::trading::halt::HaltSwitch;
 use runtime::trading::policy::TradingPolicy;
@@ -240,6 +240,11 @@ fn order_desk(
         settings.environment,
     );
     let store = Arc::new(store);
+    if dir.join(LEGACY_FILE_NAME).exists() {
+        // An older version's PIN file moves into the store now, not at the first approval:
+        // until then, moving the file away would turn the PIN off.
+        let _ = ApprovalPin::new(store.clone(), dir).posture();
+    }
     let (environment, profile) = (settings.environment.as_str(), settings.profile.as_str());
     let page = match (policy.approval_page(), page_origin) {
         (false, _) => None,
@@ -249,7 +254,7 @@ fn order_desk(
                 store.clone(),
                 environment,
                 profile,
-                ApprovalPin::in_dir(dir),
+                ApprovalPin::new(store.clone(), dir),
             ),
             None,
         )),
@@ -258,7 +263,7 @@ fn order_desk(
                 store.clone(),
                 environment,
                 profile,
-                ApprovalPin::in_dir(dir),
+                ApprovalPin::new(store.clone(), dir),
             )
             .context("cannot open the approval page's loopback port")?;
             Some((page, Some(listener)))

@@ -57,10 +57,37 @@ pub fn home() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
 }
 
+/// Where the stand-in browser ([`RECORD_BROWSER`]) writes the URLs servers open, in the
+/// state folder.
+pub const BROWSER_LOG: &str = "browser-opened.log";
+/// Every child runs with `BROWSER` naming this script, so no test opens a real browser
+/// and each can read what the person would have been shown.
+pub const RECORD_BROWSER: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/record-browser");
+
+/// The URLs the servers of `home` opened in the person's browser, once there are at least
+/// `at_least` (waiting up to 10 s: the opener runs beside the call).
+pub async fn opened_in_browser(home: &std::path::Path, at_least: usize) -> Vec<String> {
+    let mut urls = Vec::new();
+    for _ in 0..100 {
+        urls = std::fs::read_to_string(home.join(BROWSER_LOG))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        if urls.len() >= at_least {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    urls
+}
+
 pub fn command(home: &tempfile::TempDir, args: &[&str]) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(BIN);
     cmd.args(args)
         .env("ETRADE_MCP_HOME", home.path())
+        .env("BROWSER", RECORD_BROWSER)
         .env_remove("ETRADE_MCP_HTTP_TOKEN")
         .env_remove("ETRADE_MCP_ENVIRONMENT")
         .env_remove("ETRADE_MCP_PROFILE")

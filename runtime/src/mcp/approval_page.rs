@@ -1,14 +1,21 @@
 //! The local approval page: `http://127.0.0.1:PORT/approve/<one-time id>` shows a stored
 //! preview's summary with Approve and Reject.
 //!
+//! The address is for the person, never for the model: the server opens it in the
+//! person's browser itself, and no tool result, log line or error carries it. Only a page
+//! that asks for the PIN (something the model cannot know) is also offered to the MCP
+//! client, through URL-mode elicitation, which the client shows to its user.
+//!
 //! The one-time id is not the preview id; it is dead once used or when the preview expires.
-//! A POST needs the page's CSRF token and this origin in `Origin`, so another web page in
-//! the person's browser cannot approve. Neither stops a program on this machine, which can
-//! send any header: the PIN, when set, is what the page asks for that.
+//! A POST needs the page's CSRF token and this origin in `Origin`, and every request this
+//! origin in `Host`, so another web page in the person's browser (or one that rebinds a
+//! DNS name to 127.0.0.1) cannot approve. Neither stops a program on this machine that
+//! learns the address, which can send any header: the PIN, when set, is what the page asks
+//! for that, and its wrong guesses count in the trading store with every other channel's.
 
-use crate::trading::approval::{self, ApprovalLinks, Channel, Decision};
-use crate::trading::approval_pin::ApprovalPin;
-use crate::trading::store::{DecisionFor, TradingStore};
+use crate::trading::approval::{self, ApprovalLinks, Channel, Decision, PageShown};
+use crate::trading::approval_pin::{ApprovalPin, PinRefusal};
+use crate::trading::store::{DecisionFor, PinPurpose, TradingStore};
 use crate::trading::types::PreviewRecord;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -19,31 +26,41 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-/// Wrong PINs a link survives; then it is dead and a new refusal mints another.
+/// Wrong PINs a link survives; then it is dead (the count that locks the PIN is the
+/// store's, across links and processes).
 const PIN_ATTEMPTS: u8 = 3;
 /// The form carries a token, a decision and perhaps a PIN.
 const MAX_FORM_BYTES: usize = 4096;
+
+/// Opens a URL in the person's browser.
+pub type Opener = Box<dyn Fn(&str) -> std::io::Result<()> + Send + Sync>;
 
 struct Link {
     preview_id: String,
     csrf: String,
     expires_at: Timestamp,
     wrong_pins: u8,
+    /// When the server opened it in the person's browser.
+    shown_at: Option<Timestamp>,
 }
 
 pub struct ApprovalPage {
     origin: String,
+    /// `Host` as a browser sends it for `origin`.
+    host: String,
     store: Arc<TradingStore>,
     environment: String,
     profile: String,
     pin: ApprovalPin,
     links: Mutex<HashMap<String, Link>>,
+    opener: Opener,
 }
 
 impl ApprovalPage {
     /// The page, served at `origin` (`http://127.0.0.1:PORT`) by whoever mounts
     /// [`ApprovalPage::router`]: its own listener ([`ApprovalPage::bind`]) or the MCP HTTP
-    /// listener beside `/mcp`.
+    /// listener beside `/mcp`. It opens links in the person's browser
+    /// ([`crate::platform::open_in_browser`]).
     pub fn new(
         origin: String,
         store: Arc<TradingStore>,
@@ -51,13 +68,34 @@ impl ApprovalPage {
         profile: &str,
         pin: ApprovalPin,
     ) -> Arc<ApprovalPage> {
+        ApprovalPage::with_opener(
+            origin,
+            store,
+            environment,
+            profile,
+            pin,
+            Box::new(crate::platform::open_in_browser),
+        )
+    }
+
+    pub fn with_opener(
+        origin: String,
+        store: Arc<TradingStore>,
+        environment: &str,
+        profile: &str,
+        pin: ApprovalPin,
+        opener: Opener,
+    ) -> Arc<ApprovalPage> {
+        let host = origin.trim_start_matches("http://").to_string();
         Arc::new(ApprovalPage {
             origin,
+            host,
             store,
             environment: environment.to_string(),
             profile: profile.to_string(),
             pin,
             links: Mutex::new(HashMap::new()),
+            opener,
         })
     }
 
@@ -81,6 +119,11 @@ impl ApprovalPage {
 
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// The PIN the page asks for.
+    pub fn pin(&self) -> &ApprovalPin {
+        &self.pin
     }
 
     /// `/approve/{id}`: the page and its form's POST. Bodies are small forms.
@@ -115,32 +158,79 @@ impl ApprovalPage {
             .get(id)
             .map(|l| (l.preview_id.clone(), l.csrf.clone()))
     }
-}
 
-impl ApprovalLinks for ApprovalPage {
-    fn link(&self, preview: &PreviewRecord) -> Option<String> {
-        let mut links = self.links.lock().ok()?;
+    /// The preview's live link id, minted on first use.
+    fn link_id(links: &mut HashMap<String, Link>, preview: &PreviewRecord) -> Option<String> {
         let existing = links
             .iter()
             .find(|(_, l)| l.preview_id == preview.preview_id)
             .map(|(id, _)| id.clone());
-        let id = match existing {
-            Some(id) => id,
-            None => {
-                let id = random_hex()?;
-                links.insert(
-                    id.clone(),
-                    Link {
-                        preview_id: preview.preview_id.clone(),
-                        csrf: random_hex()?,
-                        expires_at: preview.expires_at,
-                        wrong_pins: 0,
-                    },
-                );
-                id
-            }
+        if existing.is_some() {
+            return existing;
+        }
+        let id = random_hex()?;
+        links.insert(
+            id.clone(),
+            Link {
+                preview_id: preview.preview_id.clone(),
+                csrf: random_hex()?,
+                expires_at: preview.expires_at,
+                wrong_pins: 0,
+                shown_at: None,
+            },
+        );
+        Some(id)
+    }
+
+    fn url(&self, id: &str) -> String {
+        format!("{}/approve/{id}", self.origin)
+    }
+
+    /// Whether `headers` name this page's own host: a page reached through another name
+    /// (DNS rebinding) answers nothing.
+    fn own_host(&self, headers: &HeaderMap) -> bool {
+        headers.get(header::HOST).and_then(|h| h.to_str().ok()) == Some(self.host.as_str())
+    }
+}
+
+impl ApprovalLinks for ApprovalPage {
+    fn link_for_client(&self, preview: &PreviewRecord) -> Option<String> {
+        // An address that travels over MCP may reach the model: only a page that also asks
+        // for the PIN is offered there.
+        if !self.pin.is_set() {
+            return None;
+        }
+        let mut links = self.links.lock().ok()?;
+        let id = ApprovalPage::link_id(&mut links, preview)?;
+        Some(self.url(&id))
+    }
+
+    fn show_to_person(&self, preview: &PreviewRecord) -> PageShown {
+        let Ok(mut links) = self.links.lock() else {
+            return PageShown::Unavailable;
         };
-        Some(format!("{}/approve/{id}", self.origin))
+        let Some(id) = ApprovalPage::link_id(&mut links, preview) else {
+            return PageShown::Unavailable;
+        };
+        let Some(link) = links.get_mut(&id) else {
+            return PageShown::Unavailable;
+        };
+        if let Some(at) = link.shown_at {
+            return PageShown::AlreadyOpened { at };
+        }
+        match (self.opener)(&self.url(&id)) {
+            Ok(()) => {
+                let now = Timestamp::now();
+                link.shown_at = Some(now);
+                tracing::info!(preview = %preview.preview_id, "opened the approval page in the browser");
+                PageShown::Opened
+            }
+            Err(e) => {
+                // The address stays out of the log: the error says only why it failed.
+                tracing::warn!(error = %e, "cannot open the approval page in a browser");
+                PageShown::Unavailable
+            }
+        }
     }
 }
 
@@ -181,26 +271,44 @@ fn gone() -> Response {
     )
 }
 
-async fn load(page_state: &ApprovalPage, preview_id: &str) -> Option<PreviewRecord> {
-    let store = page_state.store.clone();
+/// The preview, and whether the PIN is asked for.
+async fn load(p: &Arc<ApprovalPage>, preview_id: &str) -> Option<(PreviewRecord, bool)> {
+    let page = p.clone();
     let id = preview_id.to_string();
-    tokio::task::spawn_blocking(move || store.preview(&id))
-        .await
-        .ok()?
-        .ok()?
+    tokio::task::spawn_blocking(move || {
+        let preview = page.store.preview(&id).ok()??;
+        Some((preview, page.pin.is_set()))
+    })
+    .await
+    .ok()?
 }
 
-async fn show(State(p): State<Arc<ApprovalPage>>, Path(id): Path<String>) -> Response {
+fn wrong_host() -> Response {
+    page(
+        StatusCode::MISDIRECTED_REQUEST,
+        "Wrong address",
+        "<p>This page answers only at the address the server opened. Nothing was approved.</p>",
+    )
+}
+
+async fn show(
+    State(p): State<Arc<ApprovalPage>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if !p.own_host(&headers) {
+        return wrong_host();
+    }
     let Some((preview_id, csrf)) = p.live_link(&id) else {
         return gone();
     };
-    let Some(preview) = load(&p, &preview_id).await else {
+    let Some((preview, pin_set)) = load(&p, &preview_id).await else {
         return gone();
     };
     if preview.used_at.is_some() || preview.approval.is_some() {
         return gone();
     }
-    let pin = if p.pin.is_set() {
+    let pin = if pin_set {
         "<p><label>Approval PIN <input type=\"password\" name=\"pin\" autocomplete=\"off\"></label></p>"
     } else {
         ""
@@ -234,6 +342,9 @@ async fn decide(
             "<p>This request did not come from the approval page. Nothing was approved.</p>",
         )
     };
+    if !p.own_host(&headers) {
+        return wrong_host();
+    }
     if headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) != Some(p.origin.as_str()) {
         return forbidden();
     }
@@ -254,10 +365,21 @@ async fn decide(
         Some("reject") => Decision::Rejected,
         _ => return forbidden(),
     };
-    if decision == Decision::Approved && p.pin.is_set() {
-        let right = p.pin.check(field("pin").unwrap_or("")).unwrap_or(false);
-        if !right {
-            if let Ok(mut links) = p.links.lock()
+    if decision == Decision::Approved {
+        let page_state = p.clone();
+        let given = field("pin").unwrap_or("").to_string();
+        // The hash takes about a quarter of a second: off the async threads.
+        let checked = tokio::task::spawn_blocking(move || {
+            if !page_state.pin.is_set() {
+                return Ok(());
+            }
+            page_state.pin.verify(&given, PinPurpose::ApprovePage)
+        })
+        .await
+        .unwrap_or_else(|_| Err(PinRefusal::Unusable("the check failed".into())));
+        if let Err(refusal) = checked {
+            if matches!(refusal, PinRefusal::Wrong { .. })
+                && let Ok(mut links) = p.links.lock()
                 && let Some(link) = links.get_mut(&id)
             {
                 link.wrong_pins += 1;
@@ -265,10 +387,18 @@ async fn decide(
                     links.remove(&id);
                 }
             }
+            let title = match refusal {
+                PinRefusal::Wrong { .. } => "Wrong PIN",
+                PinRefusal::Locked { .. } => "PIN locked",
+                PinRefusal::Unusable(_) => "PIN unusable",
+            };
             return page(
                 StatusCode::FORBIDDEN,
-                "Wrong PIN",
-                "<p>The PIN was wrong. Nothing was approved.</p>",
+                title,
+                &format!(
+                    "<p>Nothing was approved: {}.</p>",
+                    escape(&refusal.to_string())
+                ),
             );
         }
     }

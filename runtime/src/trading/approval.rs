@@ -3,8 +3,9 @@
 //! An approval is part of the preview's record: bound to that preview (its id, the hash of
 //! its arguments, its account, environment and profile), used up with it, and expiring with
 //! it. It is also written into the preview's journal entry. Nothing the model can send
-//! approves: approvals are recorded only by the channels here — the MCP client's own
-//! elicitation form, `etrade approve` on a terminal, and the local approval page.
+//! approves, and nothing it is sent lets it approve: approvals are recorded only by the
+//! channels here — the MCP client's own elicitation form, `etrade approve` on a terminal,
+//! and the local approval page, whose address goes to the person's browser.
 
 use super::types::{OrderSummary, PreviewRecord};
 use jiff::Timestamp;
@@ -218,8 +219,25 @@ pub trait AskPerson: Send + Sync {
 
 /// Where a person can approve a preview in a browser (the local approval page).
 pub trait ApprovalLinks: Send + Sync {
-    /// A one-time URL for this preview, or `None` when none can be made.
-    fn link(&self, preview: &PreviewRecord) -> Option<String>;
+    /// A one-time URL to hand the MCP client (URL-mode elicitation, which the client shows
+    /// its user), or `None`. An address sent over MCP may reach the model, so it is offered
+    /// only when the page asks for something the model cannot know: the PIN.
+    fn link_for_client(&self, preview: &PreviewRecord) -> Option<String>;
+    /// Open the page for `preview` in the person's browser, once per link; the address is
+    /// never returned, so it cannot reach a tool result.
+    fn show_to_person(&self, preview: &PreviewRecord) -> PageShown;
+}
+
+/// What [`ApprovalLinks::show_to_person`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageShown {
+    /// Opened in the person's browser now.
+    Opened,
+    /// Opened before, at `at`; not opened again (an agent calling in a loop must not
+    /// flood the person's screen).
+    AlreadyOpened { at: Timestamp },
+    /// No browser could be opened here.
+    Unavailable,
 }
 
 #[cfg(test)]

@@ -1,182 +1,432 @@
-//! The optional approval PIN: a salted, slow hash (PBKDF2-HMAC-SHA256) in the state folder.
-//! When it is set, `etrade approve` and the approval page ask for it, so an agent with a
-//! shell on this machine cannot approve its own orders by running `etrade approve --yes`.
+//! The optional approval PIN: what `etrade approve`, the approval page and `etrade resume`
+//! ask for when it is set, so that a program running as the user on this machine cannot
+//! approve its own orders (`etrade approve --yes`) or lift a person's halt.
+//!
+//! The PIN lives in the trading store beside the approvals it guards ([`StoredPin`]), not
+//! in a file of its own: removing or damaging a file cannot turn it off, and a record that
+//! cannot be read refuses every approval. Wrong PINs are counted there across processes;
+//! from the [`FREE_FAILURES`]th in a row on, each one locks the PIN for longer
+//! ([`lockout_after`]), and while it is locked even the right PIN is refused.
 
-use hmac::{Hmac, KeyInit, Mac};
-use serde::{Deserialize, Serialize};
-use sha2::Sha256;
+use super::pin_hash::{PinHash, PinHashError};
+use super::store::{PinAttempts, PinGate, PinPurpose, StoreError, StoredPin, TradingStore};
+use jiff::{SignedDuration, Timestamp};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// The file in the state folder.
-pub const FILE_NAME: &str = "approval-pin.json";
-/// Iterations for new PINs: a guess costs a noticeable fraction of a second.
-const ITERATIONS: u32 = 100_000;
-const MIN_LENGTH: usize = 4;
+pub use super::pin_hash::MIN_LENGTH;
+
+/// The file older versions kept the PIN in; it is moved into the store when first seen.
+pub const LEGACY_FILE_NAME: &str = "approval-pin.json";
+/// Wrong PINs in a row before the first lockout.
+pub const FREE_FAILURES: u32 = 5;
+/// The lockouts, one per wrong PIN from the [`FREE_FAILURES`]th on; the last repeats.
+pub const LOCKOUTS: [SignedDuration; 4] = [
+    SignedDuration::from_mins(1),
+    SignedDuration::from_mins(5),
+    SignedDuration::from_hours(1),
+    SignedDuration::from_hours(24),
+];
+
+/// How long `failures` wrong PINs in a row lock the PIN.
+pub fn lockout_after(failures: u32) -> Option<SignedDuration> {
+    let step = failures.checked_sub(FREE_FAILURES)?;
+    let step = usize::try_from(step).unwrap_or(usize::MAX);
+    Some(LOCKOUTS[step.min(LOCKOUTS.len() - 1)])
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum PinError {
-    #[error("the PIN must be at least {MIN_LENGTH} characters")]
-    TooShort,
-    #[error("the approval PIN file {0} cannot be used: {1}")]
-    File(PathBuf, String),
+    #[error("{0}")]
+    Hash(#[from] PinHashError),
+    #[error("the approval PIN cannot be used: {0}")]
+    Store(#[from] StoreError),
 }
 
-#[derive(Serialize, Deserialize)]
-struct Stored {
-    /// Hex.
-    salt: String,
-    iterations: u32,
-    /// Hex of the 32-byte derived key.
-    hash: String,
+/// Why a PIN did not pass.
+#[derive(Debug, thiserror::Error)]
+pub enum PinRefusal {
+    #[error("{}", wrong_words(*failures, *locked_until))]
+    Wrong {
+        failures: u32,
+        locked_until: Option<Timestamp>,
+    },
+    #[error("{}", locked_words(*failures, *until))]
+    Locked { until: Timestamp, failures: u32 },
+    /// The stored PIN (or an older version's PIN file) cannot be read: nothing passes.
+    #[error(
+        "the approval PIN cannot be checked ({0}); nothing is approved until it can. See `etrade doctor`"
+    )]
+    Unusable(String),
 }
 
-/// The PIN of one state folder.
-pub struct ApprovalPin {
-    path: PathBuf,
-}
-
-impl ApprovalPin {
-    pub fn in_dir(state_dir: &Path) -> ApprovalPin {
-        ApprovalPin {
-            path: state_dir.join(FILE_NAME),
-        }
-    }
-
-    pub fn is_set(&self) -> bool {
-        self.path.exists()
-    }
-
-    /// Whether `pin` is the PIN; `Ok(true)` when none is set. The file failing is an error,
-    /// never a pass.
-    pub fn check(&self, pin: &str) -> Result<bool, PinError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
-            Err(e) => return Err(self.file_error(e)),
-        };
-        let stored: Stored = serde_json::from_str(&text).map_err(|_| self.corrupt())?;
-        let salt = hex_decode(&stored.salt).ok_or_else(|| self.corrupt())?;
-        let want = hex_decode(&stored.hash).ok_or_else(|| self.corrupt())?;
-        let got = derive(pin.as_bytes(), &salt, stored.iterations.max(1));
-        // Constant time: every byte is compared whatever the first difference.
-        let diff = want
-            .iter()
-            .zip(got.iter())
-            .fold(u8::from(want.len() != got.len()), |acc, (a, b)| {
-                acc | (a ^ b)
-            });
-        Ok(diff == 0)
-    }
-
-    /// Set (or replace) the PIN.
-    pub fn set(&self, pin: &str) -> Result<(), PinError> {
-        if pin.chars().count() < MIN_LENGTH {
-            return Err(PinError::TooShort);
-        }
-        let mut salt = [0u8; 16];
-        getrandom::fill(&mut salt).map_err(|e| self.file_error(e))?;
-        let stored = Stored {
-            salt: hex_encode(&salt),
-            iterations: ITERATIONS,
-            hash: hex_encode(&derive(pin.as_bytes(), &salt, ITERATIONS)),
-        };
-        let json = serde_json::to_vec(&stored).map_err(|e| self.file_error(e))?;
-        if let Some(dir) = self.path.parent() {
-            crate::platform::create_private_dir(dir).map_err(|e| self.file_error(e))?;
-        }
-        crate::platform::replace_file_atomically(&self.path, &json).map_err(|e| self.file_error(e))
-    }
-
-    pub fn clear(&self) -> Result<(), PinError> {
-        match std::fs::remove_file(&self.path) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(self.file_error(e)),
-        }
-    }
-
-    fn file_error(&self, e: impl std::fmt::Display) -> PinError {
-        PinError::File(self.path.clone(), e.to_string())
-    }
-
-    fn corrupt(&self) -> PinError {
-        self.file_error("it is not a PIN record")
-    }
-}
-
-/// PBKDF2-HMAC-SHA256 (RFC 8018) with one 32-byte block.
-fn derive(password: &[u8], salt: &[u8], iterations: u32) -> [u8; 32] {
-    // HMAC accepts keys of any length, so this never fails; the keyed state is built once.
-    let Ok(keyed) = <Hmac<Sha256> as KeyInit>::new_from_slice(password) else {
-        return [0; 32];
-    };
-    let mac = |data: &[&[u8]]| -> [u8; 32] {
-        let mut m = keyed.clone();
-        for d in data {
-            m.update(d);
-        }
-        m.finalize().into_bytes().into()
-    };
-    let mut u = mac(&[salt, &1u32.to_be_bytes()]);
-    let mut out = u;
-    for _ in 1..iterations {
-        u = mac(&[&u]);
-        for (o, x) in out.iter_mut().zip(u.iter()) {
-            *o ^= x;
-        }
+fn wrong_words(failures: u32, locked_until: Option<Timestamp>) -> String {
+    let mut out = format!("wrong PIN ({failures} wrong in a row)");
+    match locked_until {
+        Some(until) => out.push_str(&format!(
+            "; the PIN is now locked until {}, and even the right PIN is refused until then",
+            until.round(jiff::Unit::Second).unwrap_or(until)
+        )),
+        None => out.push_str(&format!(
+            "; after {FREE_FAILURES} in a row the PIN locks for a while"
+        )),
     }
     out
 }
 
-fn hex_encode(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+fn locked_words(failures: u32, until: Timestamp) -> String {
+    format!(
+        "the approval PIN is locked until {} after {failures} wrong PINs in a row: even the right PIN is refused until then. It unlocks by itself; then the right PIN clears the count. If you did not type those PINs, something on this computer is guessing it: run `etrade halt`, and see `etrade doctor`",
+        until.round(jiff::Unit::Second).unwrap_or(until)
+    )
 }
 
-fn hex_decode(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
+/// What `etrade doctor` and `server_status` say about the PIN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinPosture {
+    NotSet,
+    Set {
+        /// `argon2id`, or `pbkdf2-sha256` for an older version's PIN not yet rehashed.
+        kind: &'static str,
+        set_at: Option<Timestamp>,
+        attempts: PinAttempts,
+    },
+    /// A PIN exists but cannot be read: every approval is refused.
+    Unusable(String),
+}
+
+/// The PIN of one state folder, kept in its trading store.
+pub struct ApprovalPin {
+    store: Arc<TradingStore>,
+    legacy_file: PathBuf,
+}
+
+impl ApprovalPin {
+    pub fn new(store: Arc<TradingStore>, state_dir: &Path) -> ApprovalPin {
+        ApprovalPin {
+            store,
+            legacy_file: state_dir.join(LEGACY_FILE_NAME),
+        }
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+
+    /// Whether a PIN must be given. A PIN that cannot be read counts as set: the check
+    /// then refuses, never passes.
+    pub fn is_set(&self) -> bool {
+        !matches!(self.posture(), PinPosture::NotSet)
+    }
+
+    /// The PIN's state, after moving an older version's PIN file into the store.
+    pub fn posture(&self) -> PinPosture {
+        if let Err(e) = self.import_legacy() {
+            return PinPosture::Unusable(e.to_string());
+        }
+        match self.store.stored_pin() {
+            Ok(None) => PinPosture::NotSet,
+            Ok(Some(pin)) => PinPosture::Set {
+                kind: pin.hash.kind(),
+                set_at: Some(pin.set_at),
+                attempts: self.store.pin_attempts().unwrap_or_default(),
+            },
+            Err(e) => PinPosture::Unusable(e.to_string()),
+        }
+    }
+
+    /// Check `pin` for `purpose`; `Ok` when it is right, or when no PIN is set. Blocks for
+    /// the hash (about a quarter of a second): call it off the async threads.
+    pub fn verify(&self, pin: &str, purpose: PinPurpose) -> Result<(), PinRefusal> {
+        self.verify_at(pin, purpose, Timestamp::now())
+    }
+
+    /// [`ApprovalPin::verify`] as if it were `now`.
+    pub fn verify_at(
+        &self,
+        pin: &str,
+        purpose: PinPurpose,
+        now: Timestamp,
+    ) -> Result<(), PinRefusal> {
+        self.import_legacy()
+            .map_err(|e| PinRefusal::Unusable(e.to_string()))?;
+        let unusable = |e: &dyn std::fmt::Display| PinRefusal::Unusable(e.to_string());
+        let gate = self
+            .store
+            .begin_pin_attempt(purpose, now, lockout_after)
+            .map_err(|e| unusable(&e))?;
+        let hash = match gate {
+            PinGate::NotSet => return Ok(()),
+            PinGate::Locked { until, failures } => {
+                tracing::warn!(
+                    purpose = purpose.as_str(),
+                    failures,
+                    "approval PIN refused: locked"
+                );
+                return Err(PinRefusal::Locked { until, failures });
+            }
+            PinGate::Open(hash) => hash,
+        };
+        // A record that cannot be used stays counted as a failure: it never passes.
+        let right = hash.matches(pin).map_err(|e| unusable(&e))?;
+        let rehashed = if right && hash.is_outdated() {
+            PinHash::new(pin)
+                .ok()
+                .map(|hash| StoredPin { hash, set_at: now })
+        } else {
+            None
+        };
+        let attempts = self
+            .store
+            .finish_pin_attempt(right, purpose, now, rehashed.as_ref())
+            .map_err(|e| unusable(&e))?;
+        if right {
+            return Ok(());
+        }
+        tracing::warn!(
+            purpose = purpose.as_str(),
+            failures = attempts.failures,
+            "wrong approval PIN"
+        );
+        Err(PinRefusal::Wrong {
+            failures: attempts.failures,
+            locked_until: attempts.locked_until,
+        })
+    }
+
+    /// Set (or replace) the PIN. Replacing is the caller's to allow: `etrade approve
+    /// --set-pin` checks the current PIN through [`ApprovalPin::verify`] first.
+    pub fn set(&self, new: &str) -> Result<(), PinError> {
+        let hash = PinHash::new(new)?;
+        self.store.set_pin(&StoredPin {
+            hash,
+            set_at: Timestamp::now(),
+        })?;
+        self.remove_legacy_file();
+        Ok(())
+    }
+
+    /// Move an older version's `approval-pin.json` into the store (once; a PIN already in
+    /// the store wins). A file that cannot be read, with no PIN in the store, is an error:
+    /// the PIN it holds must not be lost.
+    fn import_legacy(&self) -> Result<(), PinError> {
+        let Some(hash) = PinHash::read_legacy_file(&self.legacy_file).or_else(|e| {
+            if self.store.stored_pin().ok().flatten().is_some() {
+                Ok(None)
+            } else {
+                Err(e)
+            }
+        })?
+        else {
+            return Ok(());
+        };
+        let set_at = std::fs::metadata(&self.legacy_file)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| Timestamp::try_from(t).ok())
+            .unwrap_or_else(Timestamp::now);
+        if self.store.import_pin(&StoredPin { hash, set_at })? {
+            tracing::info!("moved the approval PIN from its file into the trading store");
+        }
+        self.remove_legacy_file();
+        Ok(())
+    }
+
+    fn remove_legacy_file(&self) {
+        match std::fs::remove_file(&self.legacy_file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => tracing::warn!(error = %e, "cannot remove the old approval PIN file"),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trading::pin_hash::{hex_encode, pbkdf2_sha256};
+
+    fn pin_in(dir: &Path) -> ApprovalPin {
+        let store = TradingStore::open(dir.join("trading.redb")).expect("store");
+        ApprovalPin::new(Arc::new(store), dir)
+    }
 
     #[test]
-    fn pbkdf2_matches_the_rfc_7914_vector() {
-        // RFC 7914 §11: PBKDF2-HMAC-SHA256, P="passwd", S="salt", c=1, first 32 bytes.
+    fn the_lockout_grows_from_the_fifth_failure() {
+        assert_eq!(lockout_after(4), None);
+        assert_eq!(lockout_after(5), Some(SignedDuration::from_mins(1)));
+        assert_eq!(lockout_after(6), Some(SignedDuration::from_mins(5)));
+        assert_eq!(lockout_after(7), Some(SignedDuration::from_hours(1)));
+        assert_eq!(lockout_after(8), Some(SignedDuration::from_hours(24)));
         assert_eq!(
-            hex_encode(&derive(b"passwd", b"salt", 1)),
-            "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+            lockout_after(u32::MAX),
+            Some(SignedDuration::from_hours(24))
         );
     }
 
     #[test]
-    fn a_pin_is_checked_and_never_stored_in_clear() {
+    fn a_pin_is_checked_and_stored_only_as_a_hash() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let pin = ApprovalPin::in_dir(dir.path());
+        let pin = pin_in(dir.path());
         assert!(!pin.is_set());
-        assert!(pin.check("anything").expect("no pin"));
-        assert!(matches!(pin.set("123"), Err(PinError::TooShort)));
+        assert!(pin.verify("anything", PinPurpose::ApproveTerminal).is_ok());
+        assert!(matches!(
+            pin.set("12345"),
+            Err(PinError::Hash(PinHashError::TooShort))
+        ));
         pin.set("CANARY-pin-4821").expect("set");
         assert!(pin.is_set());
-        assert!(pin.check("CANARY-pin-4821").expect("check"));
-        assert!(!pin.check("CANARY-pin-4822").expect("check"));
-        assert!(!pin.check("").expect("check"));
-        let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).expect("read");
-        assert!(!text.contains("CANARY"), "{text}");
-        pin.clear().expect("clear");
-        assert!(!pin.is_set());
+        assert!(
+            pin.verify("CANARY-pin-4821", PinPurpose::ApproveTerminal)
+                .is_ok()
+        );
+        let wrong = pin.verify("CANARY-pin-4822", PinPurpose::ApprovePage);
+        assert!(
+            matches!(
+                wrong,
+                Err(PinRefusal::Wrong {
+                    failures: 1,
+                    locked_until: None
+                })
+            ),
+            "{wrong:?}"
+        );
+        for entry in std::fs::read_dir(dir.path()).expect("dir") {
+            let bytes = std::fs::read(entry.expect("entry").path()).expect("read");
+            assert!(!String::from_utf8_lossy(&bytes).contains("CANARY"));
+        }
     }
 
     #[test]
-    fn a_damaged_pin_file_never_passes() {
+    fn five_wrong_pins_lock_out_even_the_right_one_and_a_right_one_later_clears_the_count() {
         let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join(FILE_NAME), "{not json").expect("write");
-        assert!(ApprovalPin::in_dir(dir.path()).check("x").is_err());
+        let pin = pin_in(dir.path());
+        pin.set("right-pin-1").expect("set");
+        let now = Timestamp::now();
+        for n in 1..=4 {
+            let r = pin.verify_at("wrong-pin", PinPurpose::ApprovePage, now);
+            assert!(
+                matches!(r, Err(PinRefusal::Wrong { failures, locked_until: None }) if failures == n),
+                "{r:?}"
+            );
+        }
+        let fifth = pin.verify_at("wrong-pin", PinPurpose::ApproveTerminal, now);
+        let Err(PinRefusal::Wrong {
+            failures: 5,
+            locked_until: Some(until),
+        }) = fifth
+        else {
+            panic!("the fifth wrong PIN locks: {fifth:?}");
+        };
+        assert_eq!(until, now + SignedDuration::from_mins(1));
+        let right = pin.verify_at(
+            "right-pin-1",
+            PinPurpose::Resume,
+            now + SignedDuration::from_secs(59),
+        );
+        assert!(
+            matches!(right, Err(PinRefusal::Locked { failures: 5, .. })),
+            "{right:?}"
+        );
+        assert!(right.is_err_and(|e| e.to_string().contains("locked")));
+        let events = pin.store.pin_events(10).expect("events");
+        let wrong = |e: &&crate::trading::store::PinEvent| {
+            e.kind == crate::trading::store::PinEventKind::WrongPin
+        };
+        assert_eq!(events.iter().filter(wrong).count(), 5);
+
+        // The lock ran out: the right PIN passes and clears the count.
+        assert!(
+            pin.verify_at("right-pin-1", PinPurpose::Resume, until)
+                .is_ok()
+        );
+        assert_eq!(pin.store.pin_attempts().expect("attempts").failures, 0);
+        assert!(
+            pin.verify_at("wrong-pin", PinPurpose::ApprovePage, until)
+                .is_err_and(|e| matches!(
+                    e,
+                    PinRefusal::Wrong {
+                        failures: 1,
+                        locked_until: None
+                    }
+                ))
+        );
+    }
+
+    #[test]
+    fn after_the_first_lockout_each_wrong_pin_locks_for_longer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pin = pin_in(dir.path());
+        pin.set("right-pin-1").expect("set");
+        let mut now = Timestamp::now();
+        let mut seen = Vec::new();
+        for _ in 0..8 {
+            if let Err(PinRefusal::Wrong {
+                locked_until: Some(until),
+                ..
+            }) = pin.verify_at("wrong-pin", PinPurpose::ApprovePage, now)
+            {
+                seen.push(until.duration_since(now).as_mins());
+                now = until;
+            }
+        }
+        assert_eq!(seen, vec![1, 5, 60, 1440]);
+    }
+
+    #[test]
+    fn an_older_versions_pin_file_is_moved_into_the_store_and_rehashed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let salt = [3u8; 16];
+        std::fs::write(
+            dir.path().join(LEGACY_FILE_NAME),
+            format!(
+                "{{\"salt\":\"{}\",\"iterations\":1000,\"hash\":\"{}\"}}",
+                hex_encode(&salt),
+                hex_encode(&pbkdf2_sha256(b"old-pin-77", &salt, 1000))
+            ),
+        )
+        .expect("write");
+        let pin = pin_in(dir.path());
+        assert!(matches!(
+            pin.posture(),
+            PinPosture::Set {
+                kind: "pbkdf2-sha256",
+                ..
+            }
+        ));
+        assert!(
+            !dir.path().join(LEGACY_FILE_NAME).exists(),
+            "moved into the store"
+        );
+        // Gone from the folder, the PIN is still required.
+        assert!(pin.is_set());
+        assert!(
+            pin.verify("old-pin-78", PinPurpose::ApproveTerminal)
+                .is_err()
+        );
+        assert!(
+            pin.verify("old-pin-77", PinPurpose::ApproveTerminal)
+                .is_ok()
+        );
+        assert!(matches!(
+            pin.posture(),
+            PinPosture::Set {
+                kind: "argon2id",
+                ..
+            }
+        ));
+        assert!(
+            pin.verify("old-pin-77", PinPurpose::ApproveTerminal)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_damaged_pin_never_passes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(LEGACY_FILE_NAME), "{not json").expect("write");
+        let pin = pin_in(dir.path());
+        assert!(pin.is_set(), "a PIN file that cannot be read still counts");
+        assert!(matches!(
+            pin.verify("x", PinPurpose::ApproveTerminal),
+            Err(PinRefusal::Unusable(_))
+        ));
+        assert!(matches!(pin.posture(), PinPosture::Unusable(_)));
     }
 }

@@ -645,6 +645,13 @@ impl OrderDesk {
         request: &EtradeRequest,
         may_have: &str,
     ) -> Result<Option<serde_json::Value>, ToolError> {
+        // Checked again here, after the claim and any reconciliation (which may wait on
+        // E*TRADE): a halt that lands meanwhile still stops the order. It is journaled as
+        // refused, and the claimed preview stays used.
+        if let Err(e) = self.check_halt() {
+            self.failed(journal_id, &e).await;
+            return Err(e);
+        }
         match self.session.call(request).await {
             Ok(answer) => Ok(answer),
             Err(e) if e.code == ErrorCode::UncertainExecution => {

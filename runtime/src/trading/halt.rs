@@ -252,6 +252,11 @@ impl HaltRecords {
         HaltRecords { dir: dir.into() }
     }
 
+    /// The state folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn path(&self, scope: &HaltScope) -> PathBuf {
         self.dir.join(scope.file_name())
     }

@@ -28,9 +28,11 @@ use super::types::{
 };
 
 mod approvals;
+mod pin;
 
 use crate::store_lease::{DatabaseLease, LeaseError};
 pub use approvals::{ApprovalError, DecisionFor};
+pub use pin::{PinAttempts, PinEvent, PinEventKind, PinGate, PinPurpose, StoredPin};
 
 const PREVIEWS: TableDefinition<&str, &str> = TableDefinition::new("previews");
 const JOURNAL: TableDefinition<u64, &str> = TableDefinition::new("journal");
@@ -164,6 +166,8 @@ impl TradingStore {
                 txn.open_table(JOURNAL).db()?;
                 txn.open_table(META).db()?;
                 txn.open_table(USAGE).db()?;
+                txn.open_table(pin::PIN).db()?;
+                txn.open_table(pin::PIN_EVENTS).db()?;
             }
             txn.commit().db()?;
             f(db)

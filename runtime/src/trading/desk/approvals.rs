@@ -8,7 +8,8 @@ use crate::etrade::models::accounts::AccountList;
 use crate::etrade::models::order_entry::BrokerPreview;
 use crate::etrade::{Endpoint, EtradeRequest};
 use crate::trading::approval::{
-    self, Answer, ApprovalLinks, AskPerson, Channel, ChannelPolicy, Decision, PreviewContext,
+    self, Answer, ApprovalLinks, AskPerson, Channel, ChannelPolicy, Decision, PageShown,
+    PreviewContext,
 };
 use crate::trading::store::{ApprovalError, DecisionFor};
 use crate::trading::types::PreviewRecord;
@@ -94,10 +95,11 @@ impl OrderDesk {
     }
 
     /// Ask the person through the MCP client, and record or await their answer. A client
-    /// that opens links is offered the approval page (when it is on), whatever the channel
-    /// policy: agreeing to open a page approves nothing, and the page asks for the PIN. A
-    /// client with a form is asked there when the policy allows. Otherwise, or without an
-    /// answer, the refusal says how to approve out of band.
+    /// that opens links is offered the approval page when it is on and asks for the PIN,
+    /// whatever the channel policy: agreeing to open a page approves nothing, the PIN on it
+    /// does. A client with a form is asked there when the policy allows. Otherwise, or
+    /// without an answer, the refusal says how to approve out of band (and the page, when
+    /// on, opens in the person's browser).
     pub async fn ask_approval(
         &self,
         preview: &PreviewRecord,
@@ -109,7 +111,10 @@ impl OrderDesk {
             .try_into()
             .unwrap_or(Duration::ZERO);
         if let Some(asker) = ask.filter(|a| a.can_open_links())
-            && let Some(url) = self.approval_links.as_ref().and_then(|l| l.link(preview))
+            && let Some(url) = self
+                .approval_links
+                .as_ref()
+                .and_then(|l| l.link_for_client(preview))
         {
             return self.approve_on_page(preview, asker, url, within).await;
         }
@@ -221,15 +226,23 @@ impl OrderDesk {
         })?
     }
 
-    /// The refusal of an unapproved placement: how a person approves it.
+    /// The refusal of an unapproved placement: how a person approves it. It never carries
+    /// the approval page's address: the page, when on, is opened in the person's browser.
     pub(super) fn not_approved(&self, preview: &PreviewRecord) -> ToolError {
         let command = approve_command(&preview.preview_id, &self.environment, &self.profile);
-        let page = self
+        let page = match self
             .approval_links
             .as_ref()
-            .and_then(|l| l.link(preview))
-            .map(|url| format!(", or to open {url} in a browser"))
-            .unwrap_or_default();
+            .map(|l| l.show_to_person(preview))
+        {
+            Some(PageShown::Opened) => {
+                ", or to approve it on the approval page that just opened in their browser"
+            }
+            Some(PageShown::AlreadyOpened { .. }) => {
+                ", or to approve it on the approval page already open in their browser"
+            }
+            Some(PageShown::Unavailable) | None => "",
+        };
         ToolError::execution_disabled(&format!(
             "This order waits for a person's approval. Ask the user to run `{command}` in a terminal on this computer{page}, then call place_order again with the same preview_id (it expires at {}).",
             preview.expires_at

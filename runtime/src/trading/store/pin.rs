@@ -1,0 +1,272 @@
+//! The approval PIN where the approvals are: its hash, the count of wrong PINs in a row and
+//! the lockout they earned, and a log of wrong PINs. Every process that asks for the PIN
+//! (the page inside `etrade serve`, `etrade approve`, `etrade resume`) counts against the
+//! same record, so fresh links, new processes or parallel guesses gain nothing.
+
+use super::{IntoStore, StoreError, TradingStore, decode, encode};
+use crate::trading::pin_hash::PinHash;
+use jiff::{SignedDuration, Timestamp};
+use redb::{ReadableTable, TableDefinition, WriteTransaction};
+use serde::{Deserialize, Serialize};
+
+pub(super) const PIN: TableDefinition<&str, &str> = TableDefinition::new("approval_pin");
+pub(super) const PIN_EVENTS: TableDefinition<u64, &str> =
+    TableDefinition::new("approval_pin_events");
+const RECORD: &str = "record";
+const ATTEMPTS: &str = "attempts";
+/// The log keeps the newest events; a guesser looping on a locked PIN must not grow the
+/// file without bound.
+const MAX_EVENTS: u64 = 1000;
+
+/// The PIN as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredPin {
+    pub hash: PinHash,
+    pub set_at: Timestamp,
+}
+
+/// Wrong PINs in a row (since the last right one) and the lockout they earned.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinAttempts {
+    /// Counted when an attempt starts, before the slow hash runs, so that parallel guesses
+    /// are counted too; a right PIN sets it back to zero.
+    pub failures: u32,
+    pub locked_until: Option<Timestamp>,
+    pub last_failure_at: Option<Timestamp>,
+    #[serde(default)]
+    pub total_failures: u64,
+}
+
+/// What asked for the PIN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PinPurpose {
+    /// Approving an order on the local approval page.
+    ApprovePage,
+    /// Approving an order with `etrade approve`.
+    ApproveTerminal,
+    /// Lifting a halt with `etrade resume`.
+    Resume,
+    /// Changing the PIN with `etrade approve --set-pin`.
+    ChangePin,
+}
+
+impl PinPurpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PinPurpose::ApprovePage => "approval page",
+            PinPurpose::ApproveTerminal => "etrade approve",
+            PinPurpose::Resume => "etrade resume",
+            PinPurpose::ChangePin => "etrade approve --set-pin",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PinEventKind {
+    WrongPin,
+    RefusedWhileLocked,
+    PinSet,
+    /// An older version's `approval-pin.json` moved into the store.
+    Imported,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinEvent {
+    pub at: Timestamp,
+    pub kind: PinEventKind,
+    pub purpose: Option<PinPurpose>,
+    /// Wrong PINs in a row after this event.
+    pub failures: u32,
+}
+
+/// Whether an attempt may go ahead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinGate {
+    NotSet,
+    /// Check against this hash; the attempt is already counted as a failure.
+    Open(PinHash),
+    Locked {
+        until: Timestamp,
+        failures: u32,
+    },
+}
+
+impl TradingStore {
+    /// The PIN, `None` when none is set. A record that does not decode is
+    /// [`StoreError::Corrupt`]: callers treat that as a PIN that cannot be checked.
+    pub fn stored_pin(&self) -> Result<Option<StoredPin>, StoreError> {
+        self.read(|txn| {
+            let table = txn.open_table(PIN).db()?;
+            let guard = table.get(RECORD).db()?;
+            guard.map(|json| decode(json.value())).transpose()
+        })
+    }
+
+    pub fn pin_attempts(&self) -> Result<PinAttempts, StoreError> {
+        self.read(|txn| {
+            let table = txn.open_table(PIN).db()?;
+            read_attempts(&table)
+        })
+    }
+
+    /// The newest `limit` events, newest first.
+    pub fn pin_events(&self, limit: usize) -> Result<Vec<PinEvent>, StoreError> {
+        self.read(|txn| {
+            let table = txn.open_table(PIN_EVENTS).db()?;
+            let mut out = Vec::new();
+            for row in table.iter().db()?.rev().take(limit) {
+                let (_, json) = row.db()?;
+                out.push(decode(json.value())?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// Set or replace the PIN (the caller checked the current one) and clear the count.
+    pub fn set_pin(&self, pin: &StoredPin) -> Result<(), StoreError> {
+        self.write(|txn| {
+            let mut table = txn.open_table(PIN).db()?;
+            let json = encode(pin)?;
+            table.insert(RECORD, json.as_str()).db()?;
+            let json = encode(&PinAttempts::default())?;
+            table.insert(ATTEMPTS, json.as_str()).db()?;
+            drop(table);
+            log_event(txn, PinEventKind::PinSet, None, 0, pin.set_at)
+        })
+    }
+
+    /// Store an older version's PIN unless a PIN is already stored; returns whether it did.
+    pub fn import_pin(&self, pin: &StoredPin) -> Result<bool, StoreError> {
+        self.write(|txn| {
+            let mut table = txn.open_table(PIN).db()?;
+            if table.get(RECORD).db()?.is_some() {
+                return Ok(false);
+            }
+            let json = encode(pin)?;
+            table.insert(RECORD, json.as_str()).db()?;
+            let failures = read_attempts(&table)?.failures;
+            drop(table);
+            log_event(txn, PinEventKind::Imported, None, failures, pin.set_at)?;
+            Ok(true)
+        })
+    }
+
+    /// Start one attempt: refused while locked; otherwise counted as a failure now (and the
+    /// lockout that failure would earn set now), so that an attempt that never finishes, or
+    /// many at once, cannot guess past the limit. [`TradingStore::finish_pin_attempt`]
+    /// clears the count when the PIN was right.
+    pub fn begin_pin_attempt(
+        &self,
+        purpose: PinPurpose,
+        now: Timestamp,
+        lockout_after: impl Fn(u32) -> Option<SignedDuration>,
+    ) -> Result<PinGate, StoreError> {
+        self.write(|txn| {
+            let mut table = txn.open_table(PIN).db()?;
+            let hash = match table.get(RECORD).db()? {
+                Some(json) => decode::<StoredPin>(json.value())?.hash,
+                None => return Ok(PinGate::NotSet),
+            };
+            let mut attempts = read_attempts(&table)?;
+            if let Some(until) = attempts.locked_until.filter(|u| now < *u) {
+                drop(table);
+                log_event(
+                    txn,
+                    PinEventKind::RefusedWhileLocked,
+                    Some(purpose),
+                    attempts.failures,
+                    now,
+                )?;
+                return Ok(PinGate::Locked {
+                    until,
+                    failures: attempts.failures,
+                });
+            }
+            attempts.failures = attempts.failures.saturating_add(1);
+            attempts.locked_until = lockout_after(attempts.failures)
+                .and_then(|d| now.checked_add(d).ok())
+                .or(attempts.locked_until);
+            let json = encode(&attempts)?;
+            table.insert(ATTEMPTS, json.as_str()).db()?;
+            Ok(PinGate::Open(hash))
+        })
+    }
+
+    /// End an attempt [`TradingStore::begin_pin_attempt`] let through. A right PIN clears
+    /// the count and the lockout (and stores `rehashed`, the PIN under current parameters,
+    /// when given); a wrong one stays counted and is logged. Returns the count as it stands.
+    pub fn finish_pin_attempt(
+        &self,
+        right: bool,
+        purpose: PinPurpose,
+        now: Timestamp,
+        rehashed: Option<&StoredPin>,
+    ) -> Result<PinAttempts, StoreError> {
+        self.write(|txn| {
+            let mut table = txn.open_table(PIN).db()?;
+            let mut attempts = read_attempts(&table)?;
+            if right {
+                attempts.failures = 0;
+                attempts.locked_until = None;
+                if let Some(pin) = rehashed {
+                    let json = encode(pin)?;
+                    table.insert(RECORD, json.as_str()).db()?;
+                }
+            } else {
+                attempts.last_failure_at = Some(now);
+                attempts.total_failures = attempts.total_failures.saturating_add(1);
+            }
+            let json = encode(&attempts)?;
+            table.insert(ATTEMPTS, json.as_str()).db()?;
+            drop(table);
+            if !right {
+                log_event(
+                    txn,
+                    PinEventKind::WrongPin,
+                    Some(purpose),
+                    attempts.failures,
+                    now,
+                )?;
+            }
+            Ok(attempts)
+        })
+    }
+}
+
+fn read_attempts(
+    table: &impl ReadableTable<&'static str, &'static str>,
+) -> Result<PinAttempts, StoreError> {
+    match table.get(ATTEMPTS).db()? {
+        Some(json) => decode(json.value()),
+        None => Ok(PinAttempts::default()),
+    }
+}
+
+fn log_event(
+    txn: &WriteTransaction,
+    kind: PinEventKind,
+    purpose: Option<PinPurpose>,
+    failures: u32,
+    at: Timestamp,
+) -> Result<(), StoreError> {
+    let mut events = txn.open_table(PIN_EVENTS).db()?;
+    let next = match events.last().db()? {
+        Some((id, _)) => id.value().saturating_add(1),
+        None => 1,
+    };
+    let event = PinEvent {
+        at,
+        kind,
+        purpose,
+        failures,
+    };
+    let json = encode(&event)?;
+    events.insert(next, json.as_str()).db()?;
+    if next > MAX_EVENTS {
+        let oldest = next - MAX_EVENTS;
+        events.retain_in(..=oldest, |_, _| false).db()?;
+    }
+    Ok(())
+}
