@@ -176,7 +176,11 @@ async fn main() {
     // Streamable HTTP: a 10,000-position result (structuredContent plus its identical text)
     // is larger than the 16 MiB line limit of rmcp's stdio codec, so the bench raises the
     // client's SSE event limit instead (see docs/performance.md).
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_etrade"));
+    // `option_env!`: a cross-target `cargo check` (.ci/check-targets) does not define it.
+    let Some(bin) = option_env!("CARGO_BIN_EXE_etrade") else {
+        panic!("CARGO_BIN_EXE_etrade is unset: run the bench with cargo bench");
+    };
+    let mut cmd = tokio::process::Command::new(bin);
     cmd.args([
         "serve",
         "--profile",

@@ -392,7 +392,7 @@ async fn the_python_sdk_client_answers_the_form() {
     );
     let run = |answer: &'static str, id: String| {
         let mut cmd = tokio::process::Command::new("python3");
-        cmd.args([script, answer, KEY, &id, "--", common::BIN])
+        cmd.args([script, answer, KEY, &id, "--", common::bin()])
             .args(["serve", "--profile", s.profile.as_str(), "--allow-trading"])
             .env("ETRADE_MCP_HOME", s.home.path())
             .env("ETRADE_MCP_CREDENTIAL_STORE", "keyutils")

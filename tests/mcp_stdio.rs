@@ -98,7 +98,7 @@ async fn the_python_sdk_accepts_every_result() {
         .args([
             script,
             "--",
-            BIN,
+            bin(),
             "serve",
             "--allow-trading",
             "--allow-alert-deletion",

@@ -24,7 +24,15 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 pub type Client = RunningService<RoleClient, ClientConfig>;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_etrade");
+/// The `etrade` binary Cargo built for these tests. Read with `option_env!`: Cargo defines
+/// `CARGO_BIN_EXE_etrade` when it builds the tests, but not when `.ci/check-targets`
+/// type-checks them for another OS, and that check must still compile this file.
+pub fn bin() -> &'static str {
+    match option_env!("CARGO_BIN_EXE_etrade") {
+        Some(path) => path,
+        None => panic!("CARGO_BIN_EXE_etrade is unset: build the tests with cargo test or nextest"),
+    }
+}
 
 pub fn client_info(version: ProtocolVersion) -> ClientConfig {
     ClientConfig::new(
@@ -84,7 +92,7 @@ pub async fn opened_in_browser(home: &std::path::Path, at_least: usize) -> Vec<S
 }
 
 pub fn command(home: &tempfile::TempDir, args: &[&str]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(BIN);
+    let mut cmd = tokio::process::Command::new(bin());
     cmd.args(args)
         .env("ETRADE_MCP_HOME", home.path())
         .env("BROWSER", RECORD_BROWSER)

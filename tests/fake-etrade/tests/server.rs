@@ -1138,7 +1138,11 @@ async fn binary_listens_and_is_driven_over_http() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fake-etrade"))
+    // `option_env!`: a cross-target `cargo check` (.ci/check-targets) does not define it.
+    let Some(bin) = option_env!("CARGO_BIN_EXE_fake-etrade") else {
+        panic!("CARGO_BIN_EXE_fake-etrade is unset: build the tests with cargo test or nextest");
+    };
+    let mut child = Command::new(bin)
         .args(["--consumer-key", "ck-bin", "--consumer-secret", "cs/bin+="])
         .stderr(Stdio::piped())
         .spawn()
