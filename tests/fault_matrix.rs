@@ -10,6 +10,8 @@
 //!   applied the mutation); a definite failure is journaled `failed` with its code.
 //! * Tools that need no broker (`server_status`, `list_order_journal`) answer with a fault
 //!   armed on every endpoint and send nothing.
+//! * A success whose text echoes the request's `Authorization` header (`echo_auth`) is still
+//!   a success, and the harness's canary checks find no credential in what it returns.
 //!
 //! The paper broker has no wire, so it is not in the matrix. Every sandbox here also runs the
 //! harness's canary checks (tool outputs, the server's debug log, every state file).
@@ -144,6 +146,7 @@ fn faults() -> Vec<(&'static str, Fault)> {
         ("429", Fault::Http429),
         ("bad_json", Fault::MalformedJson),
         ("html_500", Fault::HtmlErrorPage),
+        ("echo_auth", Fault::EchoAuthorization),
     ];
     for (label, p) in [
         ("401 tok_rej", P::TokenRejected),
@@ -202,18 +205,22 @@ fn expected(kind: Kind, fault: Fault) -> Expect {
             // E*TRADE's documented rate-limit answer (HTTP 400, HTML page) and a defensive 429.
             Fault::RateLimitPage | Fault::Http429 => read("rate_limited", 1),
             Fault::MalformedJson => read("invalid_broker_response", 1),
+            // A success whose text echoes the credentials: redacted, still a success.
+            Fault::EchoAuthorization => read("ok", 1),
             Fault::Unauthorized(OauthProblem::TokenExpired) => read("authorization_expired", 1),
             // An idle token: renewed once, the request sent again, which succeeds.
             Fault::Unauthorized(OauthProblem::TokenRejected) => read("ok", 2),
             Fault::Unauthorized(_) => read("authentication_failed", 1),
         },
         Kind::Summary => match fault {
+            Fault::EchoAuthorization => read("ok", 1),
             Fault::Unauthorized(OauthProblem::TokenExpired) => read("authorization_expired", 1),
             Fault::Unauthorized(OauthProblem::TokenRejected) => read("ok", 2),
             Fault::Unauthorized(_) => read("authentication_failed", 1),
             _ => read("incomplete", 1),
         },
         Kind::Mutation => match fault {
+            Fault::EchoAuthorization => read("ok", 1),
             // The fake applied the mutation, then lost or garbled the answer.
             Fault::ResetBeforeResponse | Fault::Timeout(_) | Fault::MalformedJson => {
                 uncertain(true)

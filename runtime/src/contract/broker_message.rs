@@ -4,6 +4,9 @@
 //! Broker text is data, never instructions, and it may echo request material — OAuth
 //! parameters, signature base strings — so everything here fails closed: when in doubt the
 //! field becomes `null`. Nothing in this module logs; callers must not log broker text either.
+//!
+//! Success bodies get the same protection through [`KnownSecrets::parse_redacted`]: a JSON
+//! string that reveals a known secret becomes [`REDACTED`].
 
 use std::borrow::Cow;
 use std::fmt;
@@ -22,6 +25,9 @@ pub const MIN_SECRET_CHARS: usize = 4;
 /// A run of token characters at least this long that the truncation cuts through is treated
 /// as a possible unknown credential (E*TRADE tokens and keys are 20+ base64 characters).
 pub const SUSPICIOUS_TOKEN_RUN_CHARS: usize = 16;
+/// What a string of a broker's success body becomes when it reveals a known secret. The
+/// whole string goes: the rest of a text that echoes request material cannot be vouched for.
+pub const REDACTED: &str = "[redacted]";
 
 /// The secret values of the configured credentials, used to keep them out of broker-derived
 /// fields.
@@ -38,6 +44,11 @@ struct KnownSecret {
     /// The raw value and the forms it takes on the wire: OAuth percent-encodes values once
     /// in headers and twice inside signature base strings, with either hex case.
     forms: Vec<String>,
+    /// The raw value's longest run of ASCII letters and digits. Percent-encoding leaves
+    /// those characters alone and JSON escaping other than `\u` cannot touch them, so every
+    /// text revealing the secret contains this run, unless an escape hides a letter or digit
+    /// (see [`may_hide_alphanumerics`]).
+    anchor: String,
 }
 
 impl KnownSecrets {
@@ -62,6 +73,7 @@ impl KnownSecrets {
             secrets.push(KnownSecret {
                 raw: value.to_string(),
                 forms,
+                anchor: longest_alphanumeric_run(value).to_string(),
             });
         }
         KnownSecrets { secrets }
@@ -79,12 +91,71 @@ impl KnownSecrets {
     /// one or two rounds of percent-decoding, which catches mixed-case escapes), or it is
     /// itself a fragment of at least [`MIN_SECRET_CHARS`] characters of one.
     pub fn exposes(&self, text: &str) -> bool {
+        self.matches(text, true)
+    }
+
+    /// Whether `text` contains a known secret in a wire form, also after one or two rounds
+    /// of percent-decoding. Unlike [`KnownSecrets::exposes`], a text that is merely a
+    /// fragment of a secret does not count: in a success body, a symbol such as `ABCD` must
+    /// survive a token that happens to contain it.
+    pub fn reveals(&self, text: &str) -> bool {
+        self.may_reveal(text) && self.matches(text, false)
+    }
+
+    /// Cheap pre-check for [`KnownSecrets::reveals`], also sound on the raw text of a JSON
+    /// document: `false` means no string in it reveals a known secret. It looks for each
+    /// secret's longest alphanumeric run, and says `true` whenever an escape could hide a
+    /// letter or digit.
+    pub fn may_reveal(&self, text: &str) -> bool {
+        !self.secrets.is_empty()
+            && (may_hide_alphanumerics(text)
+                || self
+                    .secrets
+                    .iter()
+                    .any(|s| text.contains(s.anchor.as_str())))
+    }
+
+    /// Replaces every string in `value` that [reveals](KnownSecrets::reveals) a known secret
+    /// with [`REDACTED`]; returns how many were replaced. Object keys are left alone: the
+    /// answer models read only the names they know, so a key never reaches an output.
+    pub fn redact_strings(&self, value: &mut serde_json::Value) -> usize {
+        use serde_json::Value;
+        match value {
+            Value::String(s) if self.reveals(s) => {
+                *s = REDACTED.to_string();
+                1
+            }
+            Value::Array(items) => items.iter_mut().map(|v| self.redact_strings(v)).sum(),
+            Value::Object(members) => members.values_mut().map(|v| self.redact_strings(v)).sum(),
+            _ => 0,
+        }
+    }
+
+    /// Parses a broker's JSON body with every string that reveals a known secret replaced by
+    /// [`REDACTED`], and says how many were. The value tree is walked only when the raw text
+    /// [may reveal](KnownSecrets::may_reveal) one, so a large page costs one scan per secret.
+    pub fn parse_redacted(
+        &self,
+        body: &str,
+    ) -> Result<(serde_json::Value, usize), serde_json::Error> {
+        let mut value = serde_json::from_str(body)?;
+        let redacted = if self.may_reveal(body) {
+            self.redact_strings(&mut value)
+        } else {
+            0
+        };
+        Ok((value, redacted))
+    }
+
+    /// [`KnownSecrets::exposes`] and [`KnownSecrets::reveals`]: `fragments` also counts a
+    /// text that is itself part of a secret.
+    fn matches(&self, text: &str, fragments: bool) -> bool {
         if self.secrets.is_empty() {
             return false;
         }
         let once = percent_decode(text);
         let twice = percent_decode(&once);
-        let is_fragment_sized = text.chars().count() >= MIN_SECRET_CHARS;
+        let is_fragment_sized = fragments && text.chars().count() >= MIN_SECRET_CHARS;
         // The encoded forms are matched directly too: decoding can fuse a stray `%` before
         // an encoded secret into a different escape and so hide the secret from the raw match.
         let hays = [text, once.as_ref(), twice.as_ref()];
@@ -257,6 +328,39 @@ fn cuts_token_run(kept: &str, rest: &str) -> bool {
         .take(SUSPICIOUS_TOKEN_RUN_CHARS)
         .count();
     after > 0 && before + after >= SUSPICIOUS_TOKEN_RUN_CHARS
+}
+
+/// The longest run of ASCII letters and digits in `value` (the first of equal ones); empty
+/// when there is none, which [`KnownSecrets::may_reveal`] then finds everywhere.
+fn longest_alphanumeric_run(value: &str) -> &str {
+    value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .fold(
+            "",
+            |best, run| if run.len() > best.len() { run } else { best },
+        )
+}
+
+/// Whether an escape in `text` could stand for an ASCII letter or digit: a JSON `\u`
+/// escape, a percent-escape of one (`%41`, `%7a`), or such an escape whose `%` is itself
+/// encoded (`%2541`), which a second round of decoding turns into the character. Any letter
+/// or digit that one or two rounds of decoding produce comes from one of these, so without
+/// them a secret's alphanumeric run is in the text as it is.
+fn may_hide_alphanumerics(text: &str) -> bool {
+    if text.contains("\\u") {
+        return true;
+    }
+    let bytes = text.as_bytes();
+    let escapes_alphanumeric = |at: usize| {
+        let hex = |i: usize| bytes.get(i).copied().and_then(hex_value);
+        hex(at)
+            .zip(hex(at + 1))
+            .is_some_and(|(hi, lo)| ((hi << 4) | lo).is_ascii_alphanumeric())
+    };
+    let encoded_percent = |at: usize| bytes.get(at..at + 2) == Some(b"25".as_slice());
+    text.match_indices('%').any(|(at, _)| {
+        escapes_alphanumeric(at + 1) || (encoded_percent(at + 1) && escapes_alphanumeric(at + 3))
+    })
 }
 
 const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
@@ -495,6 +599,116 @@ mod tests {
     }
 
     #[test]
+    fn reveals_secrets_in_wire_forms_but_not_fragments() {
+        let secrets = secrets();
+        for text in [
+            "echo Zq9xVb7K",
+            "oauth_token=\"ab%2Fcd%2Bef%3D%3D\"",
+            "ab%2fcd%2bef%3d%3d",
+            "GET&oauth_token%3Dab%252Fcd%252Bef%253D%253D",
+            "ab%2fcd%2Bef%3D%3d",
+            "%5Aq9xVb7K",
+            "%255Aq9xVb7K",
+        ] {
+            assert!(secrets.reveals(text), "{text}");
+        }
+        for text in ["Zq9x", "ab%2Fc", "Zq9xVb7", "Invalid symbol.", ""] {
+            assert!(!secrets.reveals(text), "{text}");
+        }
+        assert!(secrets.exposes("Zq9x"), "a fragment still counts in errors");
+        assert!(!KnownSecrets::default().reveals(SHORT_SECRET));
+    }
+
+    #[test]
+    fn the_pre_check_finds_each_secrets_longest_alphanumeric_run() {
+        assert_eq!(longest_alphanumeric_run("ab/cde+f=="), "cde");
+        assert_eq!(longest_alphanumeric_run("//=="), "");
+        let secrets = KnownSecrets::new(["tok/Zq9xVb7K+="]);
+        assert!(secrets.may_reveal("x Zq9xVb7K y"));
+        assert!(!secrets.may_reveal("x Zq9xVb7 y tok"));
+        // Escapes that could stand for a letter or digit send the text to the full check.
+        for text in ["\\u005Aq9xVb7K", "%5Aq9", "%7a", "%2541", "%2530"] {
+            assert!(secrets.may_reveal(text), "{text}");
+        }
+        for text in [
+            "5% off",
+            "%2F%2B%3D",
+            "%25%2F",
+            "%253D",
+            "100%",
+            "%2",
+            "%8A",
+            "%3Z",
+        ] {
+            assert!(!secrets.may_reveal(text), "{text}");
+        }
+        assert!(KnownSecrets::new(["////"]).may_reveal("anything"));
+        assert!(!KnownSecrets::default().may_reveal("Zq9xVb7K"));
+    }
+
+    #[test]
+    fn parse_redacted_replaces_whole_strings_and_keeps_the_rest() {
+        let secrets = secrets();
+        let body = r#"{"Order":[{"messages":{"Message":[
+            {"description":"Authorization: OAuth oauth_token=\"ab%2Fcd%2Bef%3D%3D\"","code":9020},
+            {"description":"Raw Zq9xVb7K here"},
+            {"description":"Double ab%252Fcd%252Bef%253D%253D"},
+            {"description":"Lower ab%2fcd%2bef%3d%3d"},
+            {"description":"The estimated commission may differ."}]}}],
+            "symbol":"Zq9x","n":42,"ok":true,"none":null}"#;
+        let (value, redacted) = secrets.parse_redacted(body).expect("json");
+        assert_eq!(redacted, 4);
+        let messages = &value["Order"][0]["messages"]["Message"];
+        for i in 0..4 {
+            assert_eq!(messages[i]["description"], REDACTED, "{i}");
+        }
+        assert_eq!(messages[0]["code"], 9020);
+        assert_eq!(
+            messages[4]["description"],
+            "The estimated commission may differ."
+        );
+        assert_eq!(value["symbol"], "Zq9x", "a fragment-sized symbol stays");
+        assert_eq!(value["n"], 42);
+        assert_eq!(value["ok"], true);
+        assert!(value["none"].is_null());
+    }
+
+    #[test]
+    fn json_escaped_slashes_do_not_hide_a_secret() {
+        let secrets = secrets();
+        // serde_json writes `/` as it is; other encoders write `\/`.
+        let body = r#"{"description":"token ab\/cd+ef== echoed"}"#;
+        let (value, redacted) = secrets.parse_redacted(body).expect("json");
+        assert_eq!(
+            (redacted, value["description"].as_str()),
+            (1, Some(REDACTED))
+        );
+        let unicode = r#"{"description":"token \u005Aq9xVb7K"}"#;
+        let (value, redacted) = secrets.parse_redacted(unicode).expect("json");
+        assert_eq!(
+            (redacted, value["description"].as_str()),
+            (1, Some(REDACTED))
+        );
+    }
+
+    #[test]
+    fn a_large_body_without_a_secret_takes_the_fast_path() {
+        let secrets = KnownSecrets::new(["ckCANARYreads01", "Zq9xVb7K/+=cafe"]);
+        let positions: Vec<serde_json::Value> = (0..10_000)
+            .map(|i| {
+                serde_json::json!({"positionId": i, "symbolDescription": format!("S{i:05} CORP"),
+                    "pctOfPortfolio": "0.01%", "Product": {"symbol": format!("S{i:05}")}})
+            })
+            .collect();
+        let body = serde_json::json!({"PortfolioResponse": {"Position": positions}}).to_string();
+        assert!(body.len() > 1 << 20);
+        assert!(!secrets.may_reveal(&body), "nothing to walk");
+        let (value, redacted) = secrets.parse_redacted(&body).expect("json");
+        assert_eq!(redacted, 0);
+        assert_eq!(value.to_string(), body);
+    }
+
+    #[test]
     fn broker_code_cases() {
         let max_u64 = u64::MAX;
         let cases: Vec<(Option<RawBrokerCode<'_>>, Option<&str>)> = vec![
@@ -674,6 +888,31 @@ mod tests {
                     normalized.is_empty() || normalized.chars().count() > MAX_MESSAGE_CHARS
                 ),
             }
+        }
+
+        #[test]
+        fn the_pre_check_never_misses_a_revealing_string(
+            secret in "[A-Za-z0-9+/=_-]{4,40}",
+            head in "[ -~]{0,20}",
+            tail in "[ -~]{0,20}",
+            form in 0usize..5,
+        ) {
+            let secrets = KnownSecrets::new([secret.as_str()]);
+            let once = percent_encode(&secret, HEX_UPPER);
+            let shown = match form {
+                0 => secret.clone(),
+                1 => once.clone(),
+                2 => percent_encode(&percent_encode(&secret, HEX_LOWER), HEX_LOWER),
+                3 => secret.bytes().map(|b| format!("%{b:02X}")).collect(),
+                _ => once.bytes().map(|b| format!("%{b:02x}")).collect(),
+            };
+            let text = format!("{head}{shown}{tail}");
+            prop_assert!(secrets.reveals(&text));
+            let body = serde_json::json!({"description": text}).to_string();
+            prop_assert!(secrets.may_reveal(&body));
+            let (value, redacted) = secrets.parse_redacted(&body).expect("json");
+            prop_assert_eq!(redacted, 1);
+            prop_assert_eq!(value["description"].as_str(), Some(REDACTED));
         }
 
         #[test]

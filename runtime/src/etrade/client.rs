@@ -121,6 +121,11 @@ impl EtradeHttp {
     }
 
     /// One API request: `Ok(None)` for E*TRADE's empty answers (204 or an empty body).
+    ///
+    /// Every string of the answer that reveals one of the signer's credentials is replaced
+    /// by [`REDACTED`](crate::contract::broker_message::REDACTED) before anything reads it: E*TRADE's text can echo request material
+    /// (the `Authorization` header, a signature base string), and this is the one place
+    /// every success body of every read and mutation passes through.
     pub async fn api(
         &self,
         signer: &Signer<'_>,
@@ -130,13 +135,22 @@ impl EtradeHttp {
         if body.trim().is_empty() {
             return Ok(None);
         }
-        serde_json::from_str(&body)
-            .map(Some)
-            .map_err(|_| BrokerFailure::Malformed)
+        let (value, redacted) = signer
+            .known_secrets()
+            .parse_redacted(&body)
+            .map_err(|_| BrokerFailure::Malformed)?;
+        if redacted > 0 {
+            tracing::warn!(
+                strings = redacted,
+                "E*TRADE's answer echoed credentials; those strings were redacted"
+            );
+        }
+        Ok(Some(value))
     }
 
     /// [`EtradeHttp::api`], but the whole answer whatever its status (an `Err` only when
-    /// there is no answer: transport failures).
+    /// there is no answer: transport failures). The body is as E*TRADE sent it, not
+    /// redacted: a caller must not show it (`etrade doctor` reads only the clock from it).
     pub async fn api_answer(
         &self,
         signer: &Signer<'_>,

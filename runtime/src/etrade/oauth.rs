@@ -18,6 +18,7 @@
 //! No secret (consumer secret, token secret, verifier) ever appears in an error or in a
 //! `Debug` rendering.
 
+use crate::contract::broker_message::KnownSecrets;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, KeyInit, Mac};
@@ -326,6 +327,16 @@ pub struct Signer<'a> {
     pub consumer_secret: &'a str,
     pub token: Option<&'a str>,
     pub token_secret: Option<&'a str>,
+}
+
+impl Signer<'_> {
+    /// The credentials this signer puts on the wire, to keep out of what E*TRADE answers.
+    pub fn known_secrets(&self) -> KnownSecrets {
+        let mut values = vec![self.consumer_key, self.consumer_secret];
+        values.extend(self.token);
+        values.extend(self.token_secret);
+        KnownSecrets::new(values)
+    }
 }
 
 impl fmt::Debug for Signer<'_> {

@@ -228,8 +228,5 @@ pub fn signer(c: &StoredCredentials) -> Signer<'_> {
 }
 
 pub fn known_secrets(c: &StoredCredentials) -> KnownSecrets {
-    let mut v = vec![c.consumer_key.as_str(), c.consumer_secret.expose()];
-    v.extend(c.access_token.as_ref().map(|s| s.expose()));
-    v.extend(c.access_token_secret.as_ref().map(|s| s.expose()));
-    KnownSecrets::new(v)
+    signer(c).known_secrets()
 }

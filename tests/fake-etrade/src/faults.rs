@@ -51,7 +51,8 @@ impl fmt::Display for OauthProblem {
 /// endpoint runs, so nothing is stored. Faults that lose or garble the answer
 /// (`ResetBeforeResponse`, `Timeout`, `MalformedJson`) act after the endpoint ran: a mutation
 /// has been applied although the client cannot tell. `Refuse` and `ResetWithoutProcessing`
-/// drop the connection and apply nothing.
+/// drop the connection and apply nothing. `EchoAuthorization` lets the endpoint answer as
+/// usual and only changes the text of a success.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "FaultWire", try_from = "FaultWire")]
 pub enum Fault {
@@ -76,7 +77,22 @@ pub enum Fault {
     HtmlErrorPage,
     /// HTTP 401 with this problem, in the endpoint's usual error format.
     Unauthorized(OauthProblem),
+    /// Process the request, then append the request's `Authorization` header (consumer key
+    /// and `oauth_token`, percent-encoded) to the free-text fields of a 2xx JSON answer
+    /// ([`ECHO_FIELDS`]): a broker echoing request material into a success.
+    EchoAuthorization,
 }
+
+/// The members whose string values [`Fault::EchoAuthorization`] appends the header to: a
+/// preview's or a placement's messages, an account's description and name, a quote's
+/// company and a position's description.
+pub const ECHO_FIELDS: [&str; 5] = [
+    "description",
+    "accountDesc",
+    "accountName",
+    "companyName",
+    "symbolDescription",
+];
 
 impl Fault {
     pub fn name(&self) -> &'static str {
@@ -91,6 +107,7 @@ impl Fault {
             Self::MalformedJson => "malformed_json",
             Self::HtmlErrorPage => "html_error_page",
             Self::Unauthorized(_) => "unauthorized",
+            Self::EchoAuthorization => "echo_authorization",
         }
     }
 }
@@ -110,6 +127,7 @@ enum FaultWire {
     MalformedJson,
     HtmlErrorPage,
     Unauthorized { problem: OauthProblem },
+    EchoAuthorization,
 }
 
 impl From<Fault> for FaultWire {
@@ -127,6 +145,7 @@ impl From<Fault> for FaultWire {
             Fault::MalformedJson => Self::MalformedJson,
             Fault::HtmlErrorPage => Self::HtmlErrorPage,
             Fault::Unauthorized(problem) => Self::Unauthorized { problem },
+            Fault::EchoAuthorization => Self::EchoAuthorization,
         }
     }
 }
@@ -149,6 +168,7 @@ impl TryFrom<FaultWire> for Fault {
             FaultWire::MalformedJson => Self::MalformedJson,
             FaultWire::HtmlErrorPage => Self::HtmlErrorPage,
             FaultWire::Unauthorized { problem } => Self::Unauthorized(problem),
+            FaultWire::EchoAuthorization => Self::EchoAuthorization,
         })
     }
 }
@@ -339,6 +359,8 @@ mod tests {
         let f: Fault =
             serde_json::from_str(r#"{"kind":"unauthorized","problem":"token_expired"}"#).unwrap();
         assert_eq!(f, Fault::Unauthorized(OauthProblem::TokenExpired));
+        let f: Fault = serde_json::from_str(r#"{"kind":"echo_authorization"}"#).unwrap();
+        assert_eq!(f, Fault::EchoAuthorization);
         assert!(serde_json::from_str::<Fault>(r#"{"kind":"status5xx","status":404}"#).is_err());
         assert_eq!(
             serde_json::to_string(&Fault::Status5xx(503)).unwrap(),

@@ -25,7 +25,8 @@
 //!   [`FakeEtrade::previews_count`], [`FakeEtrade::alert_ids`]. Faults apply to mutations
 //!   like any request: `ResetBeforeResponse`, `Timeout` and `MalformedJson` apply the
 //!   mutation first; `Refuse` and `ResetWithoutProcessing` apply nothing.
-//! * Fault injection per endpoint pattern ([`Fault`], [`EndpointPattern`]).
+//! * Fault injection per endpoint pattern ([`Fault`], [`EndpointPattern`]), including
+//!   [`Fault::EchoAuthorization`], a success whose text echoes the request's credentials.
 //! * A request log ([`RecordedRequest`]) without secrets.
 //! * The same controls over HTTP under `/__fake/...` for the `fake-etrade` binary (JSON;
 //!   control requests are never recorded nor hit by faults):
@@ -92,7 +93,7 @@ pub use config::{
     Consumer, DEFAULT_CONSUMER_KEY, DEFAULT_CONSUMER_SECRET, FakeConfig, OauthErrorStyle,
     PlacedIdLocation,
 };
-pub use faults::{EndpointPattern, Fault, FaultEntry, OauthProblem};
+pub use faults::{ECHO_FIELDS, EndpointPattern, Fault, FaultEntry, OauthProblem};
 pub use fixtures::{AccountFixture, Fixtures, OptionFixture, PositionFixture};
 pub use orders_state::{FakeOptionLeg, FakeOrder, FakeOrderLeg};
 pub use record::RecordedRequest;

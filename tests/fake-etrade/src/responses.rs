@@ -26,6 +26,27 @@ pub(crate) fn ok_json(v: &Value) -> Response {
     json(StatusCode::OK, v)
 }
 
+/// Appends `text` to every string member named in [`crate::faults::ECHO_FIELDS`], at any
+/// depth.
+pub(crate) fn append_to_text_fields(value: &mut Value, text: &str) {
+    match value {
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| append_to_text_fields(v, text)),
+        Value::Object(members) => {
+            for (name, member) in members.iter_mut() {
+                match member {
+                    Value::String(s) if crate::faults::ECHO_FIELDS.contains(&name.as_str()) => {
+                        s.push_str(text);
+                    }
+                    _ => append_to_text_fields(member, text),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// E*TRADE's `{"Error":{"code":…,"message":…}}`.
 pub(crate) fn api_error(status: StatusCode, code: i64, message: &str) -> Response {
     json(

@@ -237,7 +237,8 @@ fn early_fault_response(f: Fault, oauth: bool, style: OauthErrorStyle) -> Option
         | Fault::ResetWithoutProcessing
         | Fault::ResetBeforeResponse
         | Fault::Timeout(_)
-        | Fault::MalformedJson => return None,
+        | Fault::MalformedJson
+        | Fault::EchoAuthorization => return None,
     })
 }
 
@@ -256,6 +257,27 @@ async fn truncate_json(resp: Response<Body>) -> Response<Body> {
         HeaderValue::from_static("application/json"),
     );
     r
+}
+
+/// A success with the request's `Authorization` header appended to its free-text fields;
+/// any other answer unchanged.
+async fn echo_authorization(resp: Response<Body>, authorization: &str) -> Response<Body> {
+    if !resp.status().is_success() {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_BODY * 16)
+        .await
+        .unwrap_or_default();
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    responses::append_to_text_fields(
+        &mut value,
+        &format!(" (request Authorization: {authorization})"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(value.to_string()))
 }
 
 async fn pipeline(
@@ -356,6 +378,7 @@ async fn pipeline(
         .path_and_query()
         .map(|pq| pq.as_str().to_string())
         .unwrap_or_else(|| raw_path.clone());
+    let echoed = authorization.clone().unwrap_or_default();
     parts.extensions.insert(Wire {
         seq,
         method: method.clone(),
@@ -387,6 +410,11 @@ async fn pipeline(
         Some(Fault::MalformedJson) => {
             shared.update_record(seq, |r| r.status = Some(200));
             Ok(truncate_json(resp).await)
+        }
+        Some(Fault::EchoAuthorization) => {
+            let status = resp.status().as_u16();
+            shared.update_record(seq, |r| r.status = Some(status));
+            Ok(echo_authorization(resp, &echoed).await)
         }
         _ => {
             let status = resp.status().as_u16();

@@ -832,6 +832,37 @@ async fn timeout_holds_the_response() {
 }
 
 #[tokio::test]
+async fn echo_authorization_appends_the_header_to_a_success_text() {
+    let s = setup().await;
+    s.fake
+        .inject_fault("GET /v1/accounts/list", Fault::EchoAuthorization, Some(1));
+    let (status, body) = s.list().await.expect("answer");
+    assert_eq!(status, 200);
+    let v = json(&body);
+    let account = &v["AccountListResponse"]["Accounts"]["Account"][0];
+    let encoded_token = oauth::encode(&s.access.token);
+    for field in ["accountDesc", "accountName"] {
+        let text = account[field].as_str().expect("a string");
+        assert!(text.contains(" (request Authorization: OAuth "), "{text}");
+        let key = oauth::encode(CK);
+        assert!(
+            text.contains(&format!("oauth_consumer_key=\"{key}\"")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("oauth_token=\"{encoded_token}\"")),
+            "{text}"
+        );
+    }
+    assert_eq!(account["accountIdKey"], "JIdOIAcSpwR1Jva7RQBraQ");
+    let recorded = s.fake.requests();
+    assert_eq!(recorded[0].fault.as_deref(), Some("echo_authorization"));
+    assert_eq!(recorded[0].status, Some(200));
+    let (_, plain) = s.list().await.expect("answer");
+    assert!(!plain.contains("Authorization"), "one use: {plain}");
+}
+
+#[tokio::test]
 async fn error_answers() {
     let s = setup().await;
     let list = "GET /v1/accounts/list";
