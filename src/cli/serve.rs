@@ -87,7 +87,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             token: http_token(&args)?,
             max_body_bytes: args.max_body_bytes,
             allowed_hosts: args.allowed_hosts.clone(),
-            sessions: SessionLimits::default(),
+            sessions: SessionLimits {
+                max_sessions: args.max_sessions,
+                idle_timeout: std::time::Duration::from_secs(args.session_idle_timeout),
+            },
         })?),
     };
     let page_origin = http
