@@ -208,6 +208,26 @@ pub struct ServeArgs {
     /// Largest accepted HTTP request body, in bytes (larger gets 413).
     #[arg(long, default_value_t = runtime::mcp::http::DEFAULT_MAX_BODY_BYTES)]
     max_body_bytes: usize,
+    /// Most MCP sessions kept at once over HTTP. At the limit a new one takes the place of
+    /// the longest-idle session (idle a fifth of --session-idle-timeout, nothing open), or
+    /// gets 503.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "ETRADE_MCP_MAX_SESSIONS",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        default_value_t = runtime::mcp::http_sessions::DEFAULT_MAX_SESSIONS
+    )]
+    max_sessions: usize,
+    /// An HTTP MCP session with no request for this many seconds ends.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "ETRADE_MCP_SESSION_IDLE_TIMEOUT",
+        value_parser = clap::value_parser!(u64).range(1..),
+        default_value_t = runtime::mcp::http_sessions::DEFAULT_IDLE_TIMEOUT.as_secs()
+    )]
+    session_idle_timeout: u64,
     /// Extra Host header values accepted for a non-loopback bind (repeatable).
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,

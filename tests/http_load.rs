@@ -35,6 +35,8 @@ const HANG_GUARD: Duration = Duration::from_secs(90);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(45);
 const RSS_LIMIT_KIB: u64 = 400 * 1024;
 const CLIENTS: usize = 1_000;
+/// Room for all of them, the probes' sessions and the kept ones at once.
+const MAX_SESSIONS: &str = "4096";
 
 // ---------------------------------------------------------------------------------------------
 // Raw MCP over HTTP.
@@ -530,10 +532,12 @@ async fn run_job(job: Job, open: &str, guarded: &str, barrier: Option<Arc<Barrie
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousand_sessions_with_guards_interleaved() {
-    let open = http_server(&[]).await;
+    // Every client holds its session at the same time, above the default cap of 256 (the
+    // cap itself is `tests/http_sessions.rs`).
+    let open = http_server(&["--max-sessions", MAX_SESSIONS]).await;
     let file = token_file();
     let path = file.path().to_string_lossy().to_string();
-    let guarded = http_server(&["--http-token-file", &path]).await;
+    let guarded = http_server(&["--http-token-file", &path, "--max-sessions", MAX_SESSIONS]).await;
     let rss_before = rss_kib(&open);
     let rss_before_guarded = rss_kib(&guarded);
 

@@ -6,6 +6,7 @@ pub mod ask;
 pub mod catalog;
 pub mod dispatch;
 pub mod http;
+pub mod http_sessions;
 pub mod reads;
 pub mod server;
 pub mod status;

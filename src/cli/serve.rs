@@ -12,6 +12,7 @@ use runtime::etrade::{EtradeHttp, EtradeSession};
 use runtime::mcp::approval_page::ApprovalPage;
 use runtime::mcp::dispatch::Transport;
 use runtime::mcp::http::{BoundHttp, HttpOptions};
+use runtime::mcp::http_sessions::SessionLimits;
 use runtime::mcp::server::{McpServer, ServerOptions};
 use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
@@ -86,6 +87,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             token: http_token(&args)?,
             max_body_bytes: args.max_body_bytes,
             allowed_hosts: args.allowed_hosts.clone(),
+            sessions: SessionLimits {
+                max_sessions: args.max_sessions,
+                idle_timeout: std::time::Duration::from_secs(args.session_idle_timeout),
+            },
         })?),
     };
     let page_origin = http

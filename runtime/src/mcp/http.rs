@@ -1,13 +1,14 @@
 //! Streamable HTTP at `/mcp` (axum + rmcp) with the guards a local trading tool needs:
 //! loopback by default, Origin validation, a bearer token for anything else, a body limit,
-//! and deadlines for request heads and bodies.
+//! deadlines for request heads and bodies, and a cap on sessions (`http_sessions`).
 
+use crate::mcp::http_sessions::{Refusal, SessionLimits, SessionTable};
 use crate::mcp::server::McpServer;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// Host names accepted in the Host header besides loopback (for a non-loopback bind).
     pub allowed_hosts: Vec<String>,
+    pub sessions: SessionLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,14 +113,13 @@ impl BoundHttp {
                 config.with_allowed_hosts(hosts)
             };
         }
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = SessionTable::new(o.sessions);
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), sessions.manager(), config);
         let guard = Arc::new(Guard {
             token: o.token,
             max_body_bytes: o.max_body_bytes,
+            sessions,
         });
         let mut app = axum::Router::new()
             .nest_service("/mcp", service)
@@ -192,6 +193,7 @@ pub(crate) async fn serve_connections(
 struct Guard {
     token: Option<String>,
     max_body_bytes: usize,
+    sessions: Arc<SessionTable>,
 }
 
 async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
@@ -240,9 +242,117 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
             return r;
         }
     };
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+    let session = parts
+        .headers
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(|id| guard.sessions.touch(id));
+    let method = parts.method.clone();
+    match session {
+        // A session the table does not know: rmcp answers 404.
+        Some(None) => next.run(Request::from_parts(parts, bytes.into())).await,
+        Some(Some(id)) => {
+            let response = next.run(Request::from_parts(parts, bytes.into())).await;
+            if method == axum::http::Method::DELETE && response.status().is_success() {
+                guard.sessions.forget(&id);
+                response
+            } else if is_event_stream(&response) {
+                hold_while_streaming(response, guard.sessions.hold(id))
+            } else {
+                response
+            }
+        }
+        // Without a usable session id rmcp opens a session for an `initialize` (the same
+        // test as rmcp's: a header that is not visible ASCII counts as none).
+        None if method == axum::http::Method::POST && may_open_session(&bytes) => {
+            let ticket = match guard.sessions.admit().await {
+                Ok(ticket) => ticket,
+                Err(refusal) => return too_many_sessions(&bytes, refusal),
+            };
+            let response = next.run(Request::from_parts(parts, bytes.into())).await;
+            if let Some(id) = response
+                .headers()
+                .get(HEADER_SESSION_ID)
+                .and_then(|v| v.to_str().ok())
+            {
+                ticket.register(id.into());
+            }
+            response
+        }
+        None => next.run(Request::from_parts(parts, bytes.into())).await,
+    }
 }
+
+/// The fields of a JSON-RPC message the session cap looks at.
+#[derive(serde::Deserialize)]
+struct Peek {
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+    #[serde(default)]
+    method: Option<String>,
+}
+
+/// Whether rmcp could open a session for this body: an `initialize`, or anything this
+/// parse reads differently from rmcp's (it then counts against the cap, never past it).
+fn may_open_session(body: &[u8]) -> bool {
+    serde_json::from_slice::<Peek>(body)
+        .map_or(true, |p| p.method.is_none_or(|m| m == "initialize"))
+}
+
+fn is_event_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// The session stays in use (not evictable) until the answer's body is done or dropped.
+fn hold_while_streaming(response: Response, in_use: crate::mcp::http_sessions::InUse) -> Response {
+    use http_body_util::BodyExt;
+    let (parts, body) = response.into_parts();
+    let body = body.map_frame(move |frame| {
+        let _held = &in_use;
+        frame
+    });
+    Response::from_parts(parts, axum::body::Body::new(body))
+}
+
+/// 503 with a JSON-RPC error answering the refused `initialize`, and when to retry.
+fn too_many_sessions(body: &[u8], refusal: Refusal) -> Response {
+    let id = serde_json::from_slice::<Peek>(body)
+        .ok()
+        .and_then(|p| p.id)
+        .unwrap_or(serde_json::Value::Null);
+    let retry_after = refusal.retry_after_secs();
+    let message = format!(
+        "too many MCP sessions: this server keeps at most {} at once and none has been idle long enough to give way; end one (HTTP DELETE with its Mcp-Session-Id) or retry in {retry_after} s",
+        refusal.max_sessions
+    );
+    let error = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": TOO_MANY_SESSIONS,
+            "message": message,
+            "data": {
+                "maxSessions": refusal.max_sessions,
+                "retryAfterSeconds": retry_after,
+            },
+        },
+    });
+    let mut r = (StatusCode::SERVICE_UNAVAILABLE, error.to_string()).into_response();
+    let headers = r.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    r
+}
+
+/// JSON-RPC's implementation-defined server error range (-32000 to -32099).
+pub const TOO_MANY_SESSIONS: i32 = -32000;
 
 /// Whether a body-read error is the size limit (`to_bytes` wraps http-body-util's error).
 fn over_limit(e: &axum::Error) -> bool {
