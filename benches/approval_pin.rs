@@ -37,7 +37,11 @@ fn main() {
     });
     let salt = [5u8; 16];
     let legacy = median_of(iters, || {
-        black_box(pin_hash::pbkdf2_sha256(black_box(b"bench-pin-2"), &salt, 100_000));
+        black_box(pin_hash::pbkdf2_sha256(
+            black_box(b"bench-pin-2"),
+            &salt,
+            100_000,
+        ));
     });
     let six_digits_days = argon.as_secs_f64() * 1e6 / 86_400.0;
     println!(
