@@ -3,7 +3,8 @@
 //! Baselines in the same run: the same signed page fetched and parsed by the runtime's HTTP
 //! client alone (no MCP, no model, no envelope), and CPython's stdlib json parsing that page
 //! once and writing the result twice (`benches/support/cpython_json.py`; `BENCH_PYTHON`,
-//! default `python3`; the row says skipped without it). Also reports the server's peak RSS.
+//! default `python3`; the row says skipped without it). Also reports the server's peak RSS,
+//! and what the known-secret redaction of success bodies adds to parsing that page.
 //!
 //! Run: `cargo bench --bench portfolio` (`BENCH_POSITIONS`, default 10000; `BENCH_CALLS`, 5).
 //! The last lines are `REPORT` summary lines for `benches/run-all`.
@@ -90,6 +91,41 @@ fn cpython_parse_write_twice(
         .map_err(|_| format!("{python} printed no time"))
 }
 
+/// Medians of parsing a page as it is and through the known-secret redaction every success
+/// body gets (`EtradeHttp::api`), interleaved so that both see the same machine, and of the
+/// redaction's pre-check over the text alone. The page holds no secret, so the pre-check is
+/// all the redaction does.
+struct RedactionCost {
+    plain: Duration,
+    redacted: Duration,
+    pre_check: Duration,
+}
+
+fn redaction_cost(page: &str, creds: &StoredCredentials, runs: usize) -> RedactionCost {
+    let secrets = session::known_secrets(creds);
+    let (mut plain, mut redacted, mut pre_check) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let t = Instant::now();
+        let value: serde_json::Value = serde_json::from_str(page).expect("the page parses");
+        plain.push(t.elapsed());
+        drop(value);
+        let t = Instant::now();
+        let (value, replaced) = secrets.parse_redacted(page).expect("the page parses");
+        redacted.push(t.elapsed());
+        assert_eq!(replaced, 0, "the page holds no secret");
+        drop(value);
+        let t = Instant::now();
+        let found = secrets.may_reveal(std::hint::black_box(page));
+        pre_check.push(t.elapsed());
+        assert!(!found, "the page holds no secret");
+    }
+    RedactionCost {
+        plain: summary::median(plain),
+        redacted: summary::median(redacted),
+        pre_check: summary::median(pre_check),
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let positions = env_num("BENCH_POSITIONS", 10_000);
@@ -172,6 +208,7 @@ async fn main() {
         body = answer.body;
     }
     let python = cpython_parse_write_twice(home.path(), body.as_bytes(), calls);
+    let redaction = redaction_cost(&body, &creds, calls);
 
     // Streamable HTTP: a 10,000-position result (structuredContent plus its identical text)
     // is larger than the 16 MiB line limit of rmcp's stdio codec, so the bench raises the
@@ -268,6 +305,18 @@ async fn main() {
     }
     println!("| get_portfolio over MCP (streamable HTTP), end to end | {e2e_m:?} |");
     println!(
+        "| JSON parse of the page, in process | {:?} |",
+        redaction.plain
+    );
+    println!(
+        "| JSON parse with known-secret redaction (EtradeHttp::api) | {:?} |",
+        redaction.redacted
+    );
+    println!(
+        "| of which the pre-check over the text | {:?} |",
+        redaction.pre_check
+    );
+    println!(
         "page from the fake: {:.1} MiB; etrade serve CPU per call (mean, user + system): {}",
         body.len() as f64 / 1_048_576.0,
         server_cpu.map_or("unknown".into(), |d| format!("{d:?}"))
@@ -292,6 +341,13 @@ async fn main() {
         Ok(ms) => summary::report(&measure, e2e_m.as_secs_f64() * 1000.0, "ms", baseline, ms),
         Err(_) => summary::report_skipped(&measure, e2e_m.as_secs_f64() * 1000.0, "ms", baseline),
     }
+    summary::report(
+        &format!("JSON parse of one {positions}-position page with known-secret redaction"),
+        redaction.redacted.as_secs_f64() * 1000.0,
+        "ms",
+        "the same parse without",
+        redaction.plain.as_secs_f64() * 1000.0,
+    );
     summary::report(
         &format!("etrade serve peak RSS over {calls} such calls"),
         peak_rss as f64 / 1024.0,
