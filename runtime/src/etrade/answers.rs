@@ -119,3 +119,32 @@ impl BrokerAnswer for AlertDetails {
         AlertDetails::from_wire(body)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::errors::ErrorCode;
+
+    /// Only E*TRADE's 404 with code 53 is an empty inbox: any other refusal is a failure
+    /// (reconciliation then records `unknown`, not "the alerts are gone").
+    #[test]
+    fn only_404_code_53_is_an_empty_inbox() {
+        let refusal = |status: Option<u16>, code: Option<&str>| ToolError {
+            status_code: status,
+            broker_code: code.map(str::to_string),
+            ..ToolError::new(ErrorCode::NotFound)
+        };
+        assert!(AlertList::from_refusal(&refusal(Some(404), Some("53"))).is_some());
+        for (status, code) in [
+            (Some(404), None),
+            (Some(404), Some("10033")),
+            (Some(400), Some("53")),
+            (None, Some("53")),
+        ] {
+            assert!(
+                AlertList::from_refusal(&refusal(status, code)).is_none(),
+                "{status:?} {code:?}"
+            );
+        }
+    }
+}

@@ -16,4 +16,4 @@ pub mod scalars;
 mod time;
 pub mod transactions;
 
-pub use time::{epoch_millis_opt, epoch_seconds_opt};
+pub use time::{epoch_auto_opt, epoch_millis_opt, epoch_seconds_opt};

@@ -10,6 +10,7 @@ use super::reconcile::{
 use super::store::JournalPage;
 use super::types::*;
 use crate::contract::errors::ToolError;
+use crate::etrade::answers::BrokerAnswer;
 use crate::etrade::models::alerts::AlertList;
 use crate::etrade::models::orders::{Order, OrderList};
 use crate::etrade::{Endpoint, EtradeRequest};
@@ -206,11 +207,9 @@ impl OrderDesk {
             .await;
         let alerts = match listed {
             Ok(body) => AlertList::from_wire(body).ok(),
-            // An empty inbox is E*TRADE's 404 (code 53): none of the alerts remain.
-            Err(e) if e.code == crate::contract::errors::ErrorCode::NotFound => {
-                Some(AlertList::empty())
-            }
-            Err(_) => None,
+            // An empty inbox is E*TRADE's 404 with code 53 and nothing else: any other
+            // refusal leaves the outcome unknown.
+            Err(e) => AlertList::from_refusal(&e),
         };
         let Some(alerts) = alerts else {
             return Reconciliation::noted(

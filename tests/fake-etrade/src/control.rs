@@ -62,6 +62,14 @@ struct InjectFault {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct ServeAnswer {
+    pattern: EndpointPattern,
+    body: String,
+    times: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ConsumerRejected {
     consumer_key: String,
     rejected: bool,
@@ -125,6 +133,22 @@ pub(crate) fn router(s: Arc<Shared>) -> Router {
                     s.clear_faults();
                     ok_json(&json!({}))
                 }),
+        )
+        .route(
+            "/__fake/answers",
+            post(|State(s): S, body: Bytes| async move {
+                match parse::<ServeAnswer>(&body) {
+                    Ok(a) => {
+                        s.lock().canned.add(a.pattern, a.body, a.times);
+                        ok_json(&json!({}))
+                    }
+                    Err(r) => r,
+                }
+            })
+            .delete(|State(s): S| async move {
+                s.lock().canned.clear();
+                ok_json(&json!({}))
+            }),
         )
         .route(
             "/__fake/requests",

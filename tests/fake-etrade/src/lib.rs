@@ -27,6 +27,8 @@
 //!   mutation first; `Refuse` and `ResetWithoutProcessing` apply nothing.
 //! * Fault injection per endpoint pattern ([`Fault`], [`EndpointPattern`]), including
 //!   [`Fault::EchoAuthorization`], a success whose text echoes the request's credentials.
+//! * Canned answers ([`FakeEtrade::serve_answer`]): an exact body in place of an endpoint's
+//!   own, after the OAuth check, for replaying answers recorded from the real E*TRADE.
 //! * A request log ([`RecordedRequest`]) without secrets.
 //! * The same controls over HTTP under `/__fake/...` for the `fake-etrade` binary (JSON;
 //!   control requests are never recorded nor hit by faults):
@@ -39,6 +41,8 @@
 //! | GET | `/__fake/faults` | | `[{"id","pattern","fault","remaining"}]` |
 //! | POST | `/__fake/faults` | `{"pattern": "POST /v1/accounts/*/orders/place", "fault": {"kind": "reset_before_response"}, "times": 1}` | `{"id"}` |
 //! | DELETE | `/__fake/faults` | | `{}` |
+//! | POST | `/__fake/answers` | `{"pattern": "GET /v1/accounts/*/portfolio", "body": "{…}", "times": 1}` | `{}` |
+//! | DELETE | `/__fake/answers` | | `{}` |
 //! | GET | `/__fake/requests` | | `[RecordedRequest]` |
 //! | DELETE | `/__fake/requests` | | `{}` |
 //! | GET | `/__fake/count` | `?method=GET&prefix=/v1/accounts` | `{"count"}` |
@@ -66,6 +70,7 @@
 
 mod api;
 mod auth;
+mod canned;
 mod clock;
 pub mod codes;
 mod config;
@@ -181,6 +186,25 @@ impl FakeEtrade {
 
     pub fn clear_faults(&self) {
         self.shared.clear_faults();
+    }
+
+    /// Answers the next `times` requests matching `pattern` (`None` = until cleared) with
+    /// `body`, exactly, status 200, once they pass the OAuth check: for replaying answers
+    /// recorded from the real E*TRADE. The endpoint still runs (its answer is discarded).
+    pub fn serve_answer(
+        &self,
+        pattern: impl Into<EndpointPattern>,
+        body: impl Into<String>,
+        times: Option<u32>,
+    ) {
+        self.shared
+            .lock()
+            .canned
+            .add(pattern.into(), body.into(), times);
+    }
+
+    pub fn clear_answers(&self) {
+        self.shared.lock().canned.clear();
     }
 
     /// The faults still armed.

@@ -321,6 +321,7 @@ async fn pipeline(
         }
     };
     let fault = shared.lock().faults.take(&method, &endpoint, false);
+    let canned = shared.lock().canned.take(&method, &endpoint);
     let seq = shared.record(RecordedRequest {
         seq: 0,
         at: shared.now(),
@@ -417,11 +418,26 @@ async fn pipeline(
             Ok(echo_authorization(resp, &echoed).await)
         }
         _ => {
+            // A refused request keeps its refusal: the canned body stands for a real answer,
+            // which E*TRADE gives only to a signed, authorized request.
+            let resp = match canned {
+                Some(body) if resp.status() != StatusCode::UNAUTHORIZED => canned_answer(body),
+                _ => resp,
+            };
             let status = resp.status().as_u16();
             shared.update_record(seq, |r| r.status = Some(status));
             Ok(resp)
         }
     }
+}
+
+fn canned_answer(body: String) -> Response<Body> {
+    let mut r = Response::new(Body::from(body));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use jiff::{Timestamp, tz::TimeZone};
 
+use crate::canned::CannedTable;
 use crate::clock::{FakeClock, lock};
 use crate::config::{Consumer, FakeConfig, PlacedIdLocation};
 use crate::faults::{EndpointPattern, Fault, FaultEntry, FaultTable};
@@ -36,6 +37,7 @@ pub(crate) struct Inner {
     /// (consumer key, nonce) → when it was first seen (fake clock).
     pub nonces: HashMap<(String, String), Timestamp>,
     pub faults: FaultTable,
+    pub canned: CannedTable,
     pub log: Vec<RecordedRequest>,
     pub next_seq: u64,
     pub rng: Rng,
@@ -84,6 +86,7 @@ impl Shared {
             access_tokens: HashMap::new(),
             nonces: HashMap::new(),
             faults: FaultTable::default(),
+            canned: CannedTable::default(),
             log: Vec::new(),
             next_seq: 0,
             rng: Rng::seeded(),

@@ -11,8 +11,8 @@ pub struct AccountListResponse {
 
 #[derive(Debug, Default, Deserialize)]
 pub struct AccountListBody {
-    #[serde(rename = "Accounts", alias = "accounts", default)]
-    pub accounts: Option<AccountsContainer>,
+    #[serde(rename = "Accounts", alias = "accounts")]
+    pub accounts: AccountsContainer,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -20,7 +20,6 @@ pub struct AccountsContainer {
     #[serde(
         rename = "Account",
         alias = "account",
-        default,
         deserialize_with = "one_or_many"
     )]
     pub account: Vec<Account>,
@@ -69,7 +68,7 @@ impl AccountList {
             None => Vec::new(),
             Some(v) => {
                 let r: AccountListResponse = serde_json::from_value(v)?;
-                r.response.accounts.map(|a| a.account).unwrap_or_default()
+                r.response.accounts.account
             }
         };
         Ok(AccountList { accounts })
@@ -119,12 +118,20 @@ mod tests {
                 .accounts
                 .is_empty()
         );
-        let empty = json!({"AccountListResponse": {}});
+        let empty = json!({"AccountListResponse": {"Accounts": {"Account": []}}});
         assert!(
             AccountList::from_wire(Some(empty))
                 .expect("empty")
                 .accounts
                 .is_empty()
         );
+        // Without its containers the answer is unreadable, not "no accounts".
+        for unreadable in [
+            json!({"AccountListResponse": {}}),
+            json!({"AccountListResponse": {"Accounts": {}}}),
+            json!({"AccountListResponse": {"Accounts": {"Acct": []}}}),
+        ] {
+            assert!(AccountList::from_wire(Some(unreadable)).is_err());
+        }
     }
 }

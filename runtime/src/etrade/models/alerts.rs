@@ -2,24 +2,10 @@
 //! `GET /v1/user/alerts/{id}` → `AlertDetailsResponse`. An empty inbox is E*TRADE's
 //! HTTP 404 with code 53; the handler turns that into an empty list.
 
+use super::epoch_auto_opt;
 use super::scalars::{int_opt, text_opt};
 use crate::etrade::one_or_many;
-use serde::{Deserialize, Deserializer, Serialize};
-
-/// Alert times: E*TRADE documents no unit; values above 10^11 are read as epoch
-/// milliseconds, smaller ones as epoch seconds. 0 or absent → None.
-pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(int_opt(d)?
-        .filter(|n| *n > 0)
-        .and_then(|n| {
-            if n > 100_000_000_000 {
-                jiff::Timestamp::from_millisecond(n).ok()
-            } else {
-                jiff::Timestamp::from_second(n).ok()
-            }
-        })
-        .map(crate::contract::envelope::rfc3339_seconds))
-}
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Deserialize)]
 pub struct AlertsResponse {
@@ -33,12 +19,7 @@ pub struct AlertsResponse {
 pub struct AlertList {
     #[serde(default, deserialize_with = "int_opt")]
     pub total_alerts: Option<i64>,
-    #[serde(
-        rename = "alerts",
-        alias = "Alert",
-        default,
-        deserialize_with = "one_or_many"
-    )]
+    #[serde(rename = "alerts", alias = "Alert", deserialize_with = "one_or_many")]
     pub alerts: Vec<Alert>,
 }
 

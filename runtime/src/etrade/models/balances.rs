@@ -1,7 +1,8 @@
 //! `GET /v1/accounts/{k}/balance` → `BalanceResponse`.
 
+use super::epoch_auto_opt;
 use super::money::decimal_opt;
-use super::scalars::{epoch_auto_opt, int_opt, string_opt};
+use super::scalars::{int_opt, string_opt};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 

@@ -11,12 +11,7 @@ pub struct LookupResponse {
 
 #[derive(Debug, Default, Deserialize)]
 pub struct LookupBody {
-    #[serde(
-        rename = "Data",
-        alias = "data",
-        default,
-        deserialize_with = "one_or_many"
-    )]
+    #[serde(rename = "Data", alias = "data", deserialize_with = "one_or_many")]
     pub data: Vec<LookupProduct>,
 }
 
@@ -70,11 +65,14 @@ mod tests {
             1
         );
         assert!(
-            LookupList::from_wire(Some(json!({"LookupResponse": {}})))
+            LookupList::from_wire(Some(json!({"LookupResponse": {"Data": []}})))
                 .expect("none")
                 .products
                 .is_empty()
         );
+        // Without its Data container the answer is unreadable, not "no matches".
+        assert!(LookupList::from_wire(Some(json!({"LookupResponse": {}}))).is_err());
+        assert!(LookupList::from_wire(Some(json!({"LookupResponse": {"data2": []}}))).is_err());
         assert!(LookupList::from_wire(Some(json!({"Nope": {}}))).is_err());
     }
 }

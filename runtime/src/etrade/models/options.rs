@@ -31,7 +31,6 @@ pub struct OptionChain {
     #[serde(
         rename = "optionPairs",
         alias = "OptionPair",
-        default,
         deserialize_with = "one_or_many"
     )]
     pub option_pairs: Vec<OptionPair>,
@@ -127,7 +126,6 @@ pub struct ExpireDateBody {
         rename = "ExpirationDate",
         alias = "expirationDate",
         alias = "expirationDates",
-        default,
         deserialize_with = "one_or_many"
     )]
     pub expiration_date: Vec<ExpirationDate>,

@@ -61,6 +61,20 @@ pub struct OrderDisclosure {
     pub ao_disclosure_flag: Option<bool>,
 }
 
+/// `PortfolioMargin`: the order's effect on a portfolio-margin account's house excess equity.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PortfolioMarginImpact {
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub house_excess_equity_new: Option<Decimal>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub pm_eligible: Option<bool>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub house_excess_equity_curr: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub house_excess_equity_change: Option<Decimal>,
+}
+
 /// `data.broker_preview`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,6 +121,8 @@ pub struct BrokerPreview {
     pub dt_bp_details: Option<BuyingPowerDetails>,
     #[serde(rename = "disclosure", alias = "Disclosure", default)]
     pub disclosure: Option<OrderDisclosure>,
+    #[serde(rename = "portfolioMargin", alias = "PortfolioMargin", default)]
+    pub portfolio_margin: Option<PortfolioMarginImpact>,
     #[serde(
         rename = "messages",
         alias = "Messages",
@@ -154,6 +170,12 @@ pub struct BrokerPlacement {
     pub total_commission: Option<Decimal>,
     #[serde(default, deserialize_with = "epoch_millis_opt")]
     pub placed_time: Option<String>,
+    #[serde(default, deserialize_with = "flag_opt")]
+    pub dst_flag: Option<bool>,
+    #[serde(default, deserialize_with = "int_opt")]
+    pub option_level_cd: Option<i64>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub margin_level_cd: Option<String>,
     #[serde(default, deserialize_with = "text_opt")]
     pub account_id: Option<String>,
     #[serde(default, deserialize_with = "text_opt")]
@@ -172,6 +194,8 @@ pub struct BrokerPlacement {
         deserialize_with = "one_or_many"
     )]
     pub order_ids: Vec<OrderIdEntry>,
+    #[serde(rename = "portfolioMargin", alias = "PortfolioMargin", default)]
+    pub portfolio_margin: Option<PortfolioMarginImpact>,
     #[serde(
         rename = "messages",
         alias = "Messages",
@@ -349,7 +373,8 @@ struct AlertsEnvelope {
 struct AlertsResult {
     #[serde(default, deserialize_with = "text_opt")]
     result: Option<String>,
-    #[serde(rename = "failedAlerts", default)]
+    // Recorded answers spell it `FailedAlerts`; the documentation `failedAlerts`.
+    #[serde(rename = "FailedAlerts", alias = "failedAlerts", default)]
     failed: Option<FailedAlerts>,
 }
 

@@ -2,10 +2,10 @@
 //! `Instrument[]` and `Events.Event[]`), paged by `marker` (present with `next` only when
 //! more pages exist). An empty answer (204) is an empty page.
 
-use super::epoch_millis_opt;
 use super::money::decimal_opt;
 use super::quotes::{BrokerMessage, SecurityProduct, messages};
 use super::scalars::{flag_opt, int_opt, text_opt};
+use super::{epoch_auto_opt, epoch_millis_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -20,12 +20,7 @@ pub struct OrdersResponse {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderList {
-    #[serde(
-        rename = "orders",
-        alias = "Order",
-        default,
-        deserialize_with = "one_or_many"
-    )]
+    #[serde(rename = "orders", alias = "Order", deserialize_with = "one_or_many")]
     pub orders: Vec<Order>,
     /// The cursor for the next page; None on the last page.
     #[serde(default, deserialize_with = "text_opt")]
@@ -125,7 +120,9 @@ pub struct OrderDetail {
     pub preview_time: Option<String>,
     #[serde(default, deserialize_with = "epoch_millis_opt")]
     pub placed_time: Option<String>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
+    /// Milliseconds once executed; orders not executed have been recorded with a 10-digit
+    /// value, so the unit is read from the magnitude.
+    #[serde(default, deserialize_with = "epoch_auto_opt")]
     pub executed_time: Option<String>,
     #[serde(default, deserialize_with = "decimal_opt")]
     pub order_value: Option<Decimal>,

@@ -5,8 +5,8 @@
 //! epoch times of unknown unit) and the `Product` block positions and transactions carry.
 
 use super::money::{decimal, decimal_opt};
-use super::scalars::{bool_opt, epoch_auto_opt, int, int_opt, string_opt};
-use super::{epoch_millis_opt, epoch_seconds_opt};
+use super::scalars::{bool_opt, int, int_opt, string_opt};
+use super::{epoch_auto_opt, epoch_millis_opt, epoch_seconds_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -446,7 +446,6 @@ pub struct AccountPortfolio {
     #[serde(
         rename(deserialize = "Position"),
         alias = "position",
-        default,
         deserialize_with = "one_or_many"
     )]
     pub position: Vec<Position>,
@@ -485,7 +484,6 @@ struct PortfolioBody {
     #[serde(
         rename = "AccountPortfolio",
         alias = "accountPortfolio",
-        default,
         deserialize_with = "one_or_many"
     )]
     account_portfolio: Vec<AccountPortfolio>,
@@ -533,10 +531,11 @@ struct PositionLotsBody {
     #[serde(
         rename = "PositionLot",
         alias = "positionLot",
-        default,
         deserialize_with = "one_or_many"
     )]
     position_lot: Vec<PositionLot>,
+    #[serde(rename = "shortType", default, deserialize_with = "int_opt")]
+    short_type: Option<i64>,
 }
 
 /// The `get_position_lots` data object.
@@ -544,19 +543,24 @@ struct PositionLotsBody {
 #[serde(rename_all = "camelCase")]
 pub struct PositionLots {
     pub position_lot: Vec<PositionLot>,
+    /// The answer's own `shortType` beside its lots (each lot carries one too).
+    pub short_type: Option<i64>,
 }
 
 impl PositionLots {
     /// `None` (204) → no lots.
     pub fn from_wire(body: Option<serde_json::Value>) -> Result<PositionLots, serde_json::Error> {
-        let position_lot = match body {
-            None => Vec::new(),
-            Some(v) => {
-                let r: PositionLotsResponse = serde_json::from_value(v)?;
-                r.response.position_lot
-            }
+        let Some(v) = body else {
+            return Ok(PositionLots {
+                position_lot: Vec::new(),
+                short_type: None,
+            });
         };
-        Ok(PositionLots { position_lot })
+        let r: PositionLotsResponse = serde_json::from_value(v)?;
+        Ok(PositionLots {
+            position_lot: r.response.position_lot,
+            short_type: r.response.short_type,
+        })
     }
 }
 

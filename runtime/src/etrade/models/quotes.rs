@@ -46,29 +46,8 @@ pub fn messages<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<BrokerMessage>, D
         .unwrap_or_default())
 }
 
-/// `Product`: the security (equity or option leg).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SecurityProduct {
-    #[serde(default)]
-    pub symbol: Option<String>,
-    #[serde(default)]
-    pub security_type: Option<String>,
-    #[serde(default)]
-    pub security_sub_type: Option<String>,
-    #[serde(default)]
-    pub call_put: Option<String>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub expiry_year: Option<i64>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub expiry_month: Option<i64>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub expiry_day: Option<i64>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub strike_price: Option<Decimal>,
-    #[serde(default)]
-    pub expiry_type: Option<String>,
-}
+/// `Product` of a quote or an order leg: the same shape as a position's.
+pub use super::portfolio::Product as SecurityProduct;
 
 #[derive(Debug, Deserialize)]
 pub struct QuoteResponse {
@@ -82,16 +61,28 @@ pub struct QuoteBody {
         rename = "QuoteData",
         alias = "quoteData",
         default,
-        deserialize_with = "one_or_many"
+        deserialize_with = "present_quotes"
     )]
-    pub quote_data: Vec<Quote>,
+    pub quote_data: Option<Vec<Quote>>,
     #[serde(
         rename = "Messages",
         alias = "messages",
         default,
-        deserialize_with = "messages"
+        deserialize_with = "present_messages"
     )]
-    pub messages: Vec<BrokerMessage>,
+    pub messages: Option<Vec<BrokerMessage>>,
+}
+
+// Present-or-absent readers: a quote answer must carry quotes or messages (one of them may
+// be missing), and an answer with neither is not read as "no quotes".
+fn present_quotes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Quote>>, D::Error> {
+    Ok(Some(one_or_many(d)?))
+}
+
+fn present_messages<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<BrokerMessage>>, D::Error> {
+    Ok(Some(messages(d)?))
 }
 
 /// One `QuoteData`, serialized as the `get_quotes` output's `Quote` type.
@@ -283,6 +274,14 @@ pub struct QuoteAll {
     pub option_style: Option<String>,
     #[serde(default)]
     pub option_underlier: Option<String>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub option_underlier_exchange: Option<String>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub option_previous_ask_price: Option<Decimal>,
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub option_previous_bid_price: Option<Decimal>,
+    #[serde(default, deserialize_with = "text_opt")]
+    pub osi_key: Option<String>,
     #[serde(default, deserialize_with = "decimal_opt")]
     pub previous_close: Option<Decimal>,
     #[serde(default, deserialize_with = "int_opt")]
@@ -493,6 +492,123 @@ pub struct QuoteMutualFund {
     pub availability: Option<String>,
     #[serde(default)]
     pub morning_star_category: Option<String>,
+    #[serde(rename = "transactionFee", default, deserialize_with = "text_opt")]
+    pub transaction_fee: Option<String>,
+    #[serde(rename = "earlyRedemptionFee", default, deserialize_with = "text_opt")]
+    pub early_redemption_fee: Option<String>,
+    #[serde(
+        rename = "initialIraInvestment",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub initial_ira_investment: Option<Decimal>,
+    #[serde(
+        rename = "subsequentIraInvestment",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub subsequent_ira_investment: Option<Decimal>,
+    /// E*TRADE's order cut-off as a clock time (1600 = 4:00 pm Eastern), not an epoch.
+    #[serde(rename = "orderCutoffTime", default, deserialize_with = "int_opt")]
+    pub order_cutoff_time: Option<i64>,
+    #[serde(rename = "salesCharge", default, deserialize_with = "text_opt")]
+    pub sales_charge: Option<String>,
+    #[serde(
+        rename = "fundInceptionDate",
+        default,
+        deserialize_with = "epoch_seconds_opt"
+    )]
+    pub fund_inception_date: Option<String>,
+    #[serde(
+        rename = "averageAnnualReturns",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub average_annual_returns: Option<Decimal>,
+    #[serde(
+        rename = "sevenDayCurrentYield",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub seven_day_current_yield: Option<Decimal>,
+    #[serde(
+        rename = "annualTotalReturn",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub annual_total_return: Option<Decimal>,
+    #[serde(
+        rename = "weightedAverageMaturity",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub weighted_average_maturity: Option<Decimal>,
+    #[serde(
+        rename = "averageAnnualReturn1Yr",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub average_annual_return1_yr: Option<Decimal>,
+    #[serde(
+        rename = "averageAnnualReturn3Yr",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub average_annual_return3_yr: Option<Decimal>,
+    #[serde(
+        rename = "averageAnnualReturn5Yr",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub average_annual_return5_yr: Option<Decimal>,
+    #[serde(
+        rename = "averageAnnualReturn10Yr",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub average_annual_return10_yr: Option<Decimal>,
+    #[serde(rename = "high52", default, deserialize_with = "decimal_opt")]
+    pub high52: Option<Decimal>,
+    #[serde(rename = "low52", default, deserialize_with = "decimal_opt")]
+    pub low52: Option<Decimal>,
+    #[serde(
+        rename = "week52LowDate",
+        default,
+        deserialize_with = "epoch_seconds_opt"
+    )]
+    pub week52_low_date: Option<String>,
+    #[serde(
+        rename = "week52HiDate",
+        default,
+        deserialize_with = "epoch_seconds_opt"
+    )]
+    pub week52_hi_date: Option<String>,
+    #[serde(rename = "exchangeName", default, deserialize_with = "text_opt")]
+    pub exchange_name: Option<String>,
+    #[serde(rename = "sinceInception", default, deserialize_with = "decimal_opt")]
+    pub since_inception: Option<Decimal>,
+    #[serde(
+        rename = "quarterlySinceInception",
+        default,
+        deserialize_with = "decimal_opt"
+    )]
+    pub quarterly_since_inception: Option<Decimal>,
+    #[serde(rename = "lastTrade", default, deserialize_with = "decimal_opt")]
+    pub last_trade: Option<Decimal>,
+    #[serde(rename = "exchangeCode", default, deserialize_with = "text_opt")]
+    pub exchange_code: Option<String>,
+    #[serde(rename = "netAssets", alias = "NetAssets", default)]
+    pub net_assets: Option<NetAssets>,
+}
+
+/// A fund's `NetAssets`: its size and the day it was measured.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NetAssets {
+    #[serde(default, deserialize_with = "decimal_opt")]
+    pub value: Option<Decimal>,
+    #[serde(default, deserialize_with = "epoch_seconds_opt")]
+    pub as_of_date: Option<String>,
 }
 
 /// The `get_quotes` data object: the quotes E*TRADE gave and, next to them, its
@@ -517,9 +633,18 @@ impl QuoteList {
             });
         };
         let r: QuoteResponse = serde_json::from_value(v)?;
+        let QuoteBody {
+            quote_data,
+            messages,
+        } = r.response;
+        if quote_data.is_none() && messages.is_none() {
+            return Err(serde::de::Error::custom(
+                "a quote answer with neither QuoteData nor Messages",
+            ));
+        }
         Ok(QuoteList {
-            quotes: r.response.quote_data,
-            messages: r.response.messages,
+            quotes: quote_data.unwrap_or_default(),
+            messages: messages.unwrap_or_default(),
             unquoted_symbols: Vec::new(),
         })
     }

@@ -115,20 +115,6 @@ pub fn bool_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Erro
     })
 }
 
-/// An epoch time whose unit E*TRADE does not document (balance `asOfDate`, lending dates):
-/// values above 10^11 are milliseconds (after 1973), smaller ones seconds; 0 → null.
-pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let n = int_opt(d).unwrap_or(None);
-    Ok(n.filter(|n| *n > 0).and_then(|n| {
-        let t = if n >= 100_000_000_000 {
-            jiff::Timestamp::from_millisecond(n).ok()
-        } else {
-            jiff::Timestamp::from_second(n).ok()
-        };
-        t.map(crate::contract::envelope::rfc3339_seconds)
-    }))
-}
-
 /// An optional flag: a JSON boolean or E*TRADE's string flags (`"true"`/`"false"`,
 /// `"y"`/`"n"`); anything else (an empty string) → None.
 pub fn flag_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {

@@ -35,3 +35,19 @@ pub fn epoch_millis_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String
         .and_then(|n| jiff::Timestamp::from_millisecond(n).ok())
         .map(to_rfc3339))
 }
+
+/// A time recorded answers show in both units (`executedTime`, balance `asOfDate`, alert
+/// times): values of 10^11 and above are milliseconds (after 1973), smaller ones seconds;
+/// 0 or absent → null.
+pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(number(d)?
+        .filter(|n| *n > 0)
+        .and_then(|n| {
+            if n >= 100_000_000_000 {
+                jiff::Timestamp::from_millisecond(n).ok()
+            } else {
+                jiff::Timestamp::from_second(n).ok()
+            }
+        })
+        .map(to_rfc3339))
+}

@@ -88,7 +88,6 @@ struct TransactionListBody {
     #[serde(
         rename = "Transaction",
         alias = "transaction",
-        default,
         deserialize_with = "one_or_many"
     )]
     transaction: Vec<Transaction>,
