@@ -947,3 +947,54 @@ async fn reconciliation_that_cannot_read_the_list_is_unknown() {
         );
     }
 }
+
+/// No public recording of E*TRADE's change preview or change place was found. E*TRADE
+/// documents both as answering the same `PreviewOrderResponse` / `PlaceOrderResponse` as a
+/// new order, so the recorded preview and placement answers are replayed through the change
+/// tools too, against an order the fake really holds.
+#[tokio::test]
+async fn change_previews_and_placements_read_the_recorded_answers() {
+    let s = sandbox("real-change").await;
+    // An open order in the fake; the fake applies each change it is sent (its own answer is
+    // replaced by the recording), so each placement changes an order of its own.
+    let open_order = || async {
+        let (err, p) = s.call("preview_order", args("preview_order")).await;
+        assert!(!err, "{p}");
+        let place = json!({"account_id_key": KEY, "preview_id": p["data"]["preview_id"]});
+        let (err, p) = s.call("place_order", place).await;
+        assert!(!err, "{p}");
+        let mut change = args("preview_change_order");
+        change["order_id"] = p["data"]["order_id"].clone();
+        change
+    };
+    let change = open_order().await;
+    for (file, answer, text) in answers("preview-order") {
+        let p = replay(
+            &s,
+            "PUT /v1/accounts/*/orders/*/change/preview",
+            "preview_change_order",
+            change.clone(),
+            &file,
+            &text,
+        )
+        .await;
+        assert_whole(&file, "preview_change_order", &answer, &p);
+    }
+    for (file, answer, text) in answers("place-order") {
+        let change = open_order().await;
+        let (err, preview) = s.call("preview_change_order", change.clone()).await;
+        assert!(!err, "{preview}");
+        let place = json!({"account_id_key": KEY, "order_id": change["order_id"],
+            "preview_id": preview["data"]["preview_id"]});
+        let p = replay(
+            &s,
+            "PUT /v1/accounts/*/orders/*/change/place",
+            "place_change_order",
+            place,
+            &file,
+            &text,
+        )
+        .await;
+        assert_whole(&file, "place_change_order", &answer, &p);
+    }
+}
