@@ -15,9 +15,10 @@ mod common;
 use common::sandbox::Sandbox;
 use fake_etrade::FakeConfig;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    ProtocolVersion, UrlElicitationCapability,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, CustomNotification,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, InputRequest, ProtocolVersion,
+    UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
@@ -407,6 +408,8 @@ struct Seen {
 /// then clicks `decision` there (a GET for the token, then the form's POST).
 #[derive(Clone)]
 struct PageOpener {
+    /// The MCP revision the client speaks (2026-07-28: no initialize, input requests).
+    version: ProtocolVersion,
     opens: bool,
     decision: &'static str,
     pin: &'static str,
@@ -422,7 +425,7 @@ impl ClientHandler for PageOpener {
                 .with_url(UrlElicitationCapability::new()),
         );
         ClientConfig::new(capabilities, Implementation::new("page-opener", "1.0.0"))
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            .with_protocol_version(self.version.clone())
     }
 
     async fn create_elicitation(
@@ -511,6 +514,7 @@ const URL_PIN: &str = "CANARY-pin-3310";
 
 fn opener(opens: bool, decision: &'static str) -> PageOpener {
     PageOpener {
+        version: ProtocolVersion::V_2025_11_25,
         opens,
         decision,
         pin: URL_PIN,
@@ -587,6 +591,84 @@ async fn url_elicitation_offers_the_page_and_waits_for_the_click() {
         1,
         "only the approved order was sent"
     );
+}
+
+/// A 2026-07-28 client takes no server-to-client request: the page is offered in an input
+/// request of `place_order`'s first answer (URL mode, as a 2025-11-25 client is offered it),
+/// the client calls again once its person agreed to open it, and that call waits for the
+/// click with the PIN.
+#[tokio::test]
+async fn a_2026_client_gets_the_page_as_an_input_request() {
+    let s = sandbox("page-mrtr").await;
+    let set = s
+        .cli(
+            &["approve", "--set-pin"],
+            &format!("{URL_PIN}\n{URL_PIN}\n"),
+        )
+        .await;
+    assert!(set.status.success(), "{}", common::output_text(&set));
+    let (id, _) = refused_with_link(&s).await;
+    let lifecycle = rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+
+    // The first round by hand: the input request carries the page's URL.
+    let PageOpener { seen, .. } = opener(true, "approve");
+    let probe = PageOpener {
+        version: ProtocolVersion::V_2026_07_28,
+        opens: false,
+        decision: "approve",
+        pin: URL_PIN,
+        seen,
+    };
+    let (client, _server) = s
+        .serve_another_as(probe, &["--allow-trading"], lifecycle.clone())
+        .await;
+    let args = json!({"account_id_key": KEY, "preview_id": id});
+    let Value::Object(args) = args else {
+        unreachable!("an object literal")
+    };
+    let first = client
+        .call_tool_once(CallToolRequestParams::new("place_order").with_arguments(args))
+        .await
+        .expect("tools/call");
+    let CallToolResponse::InputRequired(question) = first else {
+        panic!("an input request: {first:?}");
+    };
+    assert!(question.request_state.is_some());
+    let requests = question.input_requests.expect("input requests");
+    let Some(InputRequest::Elicitation(request)) = requests.get("approval") else {
+        panic!("one elicitation: {requests:?}");
+    };
+    let ElicitRequestParams::UrlElicitationParams { message, url, .. } = &request.params else {
+        panic!("URL mode: {request:?}");
+    };
+    assert!(url.contains("/approve/") && !url.contains(&id), "{url}");
+    for part in ["BUY 7 AAPL", "170.00", "approval page"] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+    assert_eq!(s.requests_on(PLACE).len(), 0);
+    drop(client);
+
+    // A client that drives the rounds: its person opens the page and clicks Approve.
+    let mut person = opener(true, "approve");
+    person.version = ProtocolVersion::V_2026_07_28;
+    let seen = person.seen.clone();
+    let (client, _server) = s
+        .serve_another_as(person, &["--allow-trading"], lifecycle)
+        .await;
+    let (err, p) = common::call_payload(
+        &client,
+        "place_order",
+        json!({"account_id_key": KEY, "preview_id": id}),
+    )
+    .await;
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
+    let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
+    assert_eq!(seen.links.len(), 1, "{:?}", seen.links);
+    assert_eq!(seen.forms, 0);
+    assert_approved_on_page(&s, &id).await;
 }
 
 /// On the HTTP transport the page is served by the MCP listener itself, beside `/mcp`.

@@ -7,6 +7,8 @@ pub mod catalog;
 pub mod dispatch;
 pub mod http;
 pub mod http_sessions;
+pub mod input_required;
 pub mod reads;
+pub mod request_state;
 pub mod server;
 pub mod status;

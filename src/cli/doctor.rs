@@ -148,8 +148,9 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    // 7. Permissions.
+    // 7. Permissions, and the MCP revisions `etrade serve` speaks.
     check_permissions(&mut r, &args, settings.environment);
+    r.ok("mcp", &mcp_revisions());
 
     // 8. Paper book, 9. trading database.
     if state_ok {
@@ -167,4 +168,23 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     }
 
     Ok(r.finish())
+}
+
+/// The MCP revisions this build serves, newest first, as a host's settings name them.
+fn mcp_revisions() -> String {
+    let newest_first: Vec<String> = runtime::mcp::server::PROTOCOL_VERSIONS
+        .iter()
+        .rev()
+        .map(|v| {
+            if v.has_initialize() {
+                v.to_string()
+            } else {
+                format!("{v} (no initialize, no session)")
+            }
+        })
+        .collect();
+    format!(
+        "`etrade serve` speaks MCP {} over stdio and HTTP.",
+        newest_first.join(", ")
+    )
 }

@@ -147,7 +147,26 @@ impl Sandbox {
         rmcp::service::RunningService<rmcp::RoleClient, H>,
         tokio::process::Child,
     ) {
-        use rmcp::ServiceExt;
+        self.serve_another_as(
+            handler,
+            flags,
+            rmcp::service::ClientLifecycleMode::Initialize,
+        )
+        .await
+    }
+
+    /// [`Sandbox::serve_another`] with the client starting as `lifecycle` says (e.g.
+    /// `server/discover` at MCP 2026-07-28, with no `initialize`).
+    pub async fn serve_another_as<H: rmcp::ClientHandler>(
+        &self,
+        handler: H,
+        flags: &[&str],
+        lifecycle: rmcp::service::ClientLifecycleMode,
+    ) -> (
+        rmcp::service::RunningService<rmcp::RoleClient, H>,
+        tokio::process::Child,
+    ) {
+        use rmcp::service::ClientServiceExt;
         let mut args = vec!["serve", "--profile", self.profile.as_str()];
         args.extend_from_slice(flags);
         let mut cmd = super::command(&self.home, &args);
@@ -166,7 +185,7 @@ impl Sandbox {
         let stdout = child.stdout.take().expect("stdout piped");
         let stdin = child.stdin.take().expect("stdin piped");
         let client = handler
-            .serve((stdout, stdin))
+            .serve_with_lifecycle((stdout, stdin), lifecycle)
             .await
             .expect("initialize over stdio");
         (client, child)

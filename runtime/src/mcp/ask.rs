@@ -1,7 +1,10 @@
 //! Asking the person at the MCP client through the client the tool call came from: a form
-//! elicitation with one boolean, or a URL elicitation offering the approval page.
+//! elicitation with one boolean, or a URL elicitation offering the approval page, sent as
+//! server-to-client requests (clients up to MCP 2025-11-25; 2026-07-28 clients are asked
+//! through input requests, see `input_required`).
 
 use crate::trading::approval::{Answer, AskFuture, AskPerson, DoneFuture};
+use crate::trading::types::PreviewRecord;
 use rmcp::RoleServer;
 use rmcp::model::{
     CustomNotification, ElicitRequestParams, ElicitationAction, ElicitationSchema,
@@ -23,7 +26,13 @@ impl AskPerson for PeerAsk {
         self.supports(ElicitationMode::Form)
     }
 
-    fn confirm<'a>(&'a self, message: String, field: &'a str, within: Duration) -> AskFuture<'a> {
+    fn confirm<'a>(
+        &'a self,
+        _preview: &'a PreviewRecord,
+        message: String,
+        field: &'a str,
+        within: Duration,
+    ) -> AskFuture<'a> {
         Box::pin(async move {
             let schema = match ElicitationSchema::builder().required_bool(field).build() {
                 Ok(s) => s,
@@ -66,6 +75,7 @@ impl AskPerson for PeerAsk {
 
     fn open_link<'a>(
         &'a self,
+        _preview: &'a PreviewRecord,
         message: String,
         url: String,
         id: String,

@@ -4,10 +4,14 @@
 use crate::config::Environment;
 use crate::contract::envelope::{Meta, tool_result};
 use crate::contract::errors::ToolError;
+use crate::mcp::ask::PeerAsk;
 use crate::mcp::catalog::ToolDescriptor;
-use crate::mcp::dispatch::{CallContext, ToolDispatch, Transport};
+use crate::mcp::dispatch::{CallContext, JsonObject, ToolDispatch, Transport};
+use crate::mcp::input_required::InputRequestAsk;
+use crate::mcp::request_state::{ApprovalStates, StateRefusal, call_binding};
+use crate::trading::approval::{AskPerson, answer_refused};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
@@ -20,9 +24,19 @@ use std::sync::Arc;
 pub const SERVER_NAME: &str = "etrade-mcp";
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The protocol versions the tests cover, oldest first.
-pub const PROTOCOL_VERSIONS: [ProtocolVersion; 2] =
-    [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25];
+/// The protocol versions the tests cover, oldest first. 2026-07-28 clients are served
+/// without `initialize` or a session (rmcp tells the eras apart per request); the older
+/// ones keep the handshake.
+pub const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+/// How long a 2026-07-28 client may reuse a tools/list result. The list changes only with
+/// the startup flags, so a restart is the only change; a minute bounds how long a client
+/// shows the tools of a server restarted with other flags.
+pub const TOOLS_LIST_TTL_MS: u64 = 60_000;
 
 /// The capabilities advertised in `initialize`, as server_status reports them.
 pub const CAPABILITIES: [&str; 1] = ["tools"];
@@ -47,6 +61,8 @@ struct Inner {
     options: ServerOptions,
     /// The advertised tools (only those whose permission was granted), in spec order.
     tools: Vec<Tool>,
+    /// Seals and opens the `requestState` of approvals asked through input requests.
+    states: Arc<ApprovalStates>,
 }
 
 impl McpServer {
@@ -57,11 +73,13 @@ impl McpServer {
                 tools.push(describe(d)?);
             }
         }
+        let states = ApprovalStates::new().map_err(|e| e.to_string())?;
         Ok(McpServer {
             inner: Arc::new(Inner {
                 dispatch,
                 options,
                 tools,
+                states: Arc::new(states),
             }),
         })
     }
@@ -76,10 +94,10 @@ impl McpServer {
 
     async fn call(
         &self,
-        request: CallToolRequestParams,
-        ct: tokio_util::sync::CancellationToken,
-        peer: rmcp::service::Peer<RoleServer>,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let ct = context.ct.clone();
         let o = &self.inner.options;
         let catalog = self.inner.dispatch.catalog();
         let Some(descriptor) = catalog.tool(&request.name) else {
@@ -98,15 +116,33 @@ impl McpServer {
             let outcome = Err(ToolError::execution_disabled(&reason));
             return Ok(tool_result(outcome, &meta()).into());
         }
+        let args = request.arguments.take().unwrap_or_default();
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let (ask, input_requests): (Arc<dyn AskPerson>, _) = if modern {
+            match self.input_request_ask(descriptor.name, &args, &mut request, &context) {
+                Ok(a) => {
+                    let a = Arc::new(a);
+                    (a.clone() as Arc<dyn AskPerson>, Some(a))
+                }
+                Err(refusal) => {
+                    // The kind only: the state itself stays out of the logs.
+                    tracing::info!(tool = descriptor.name, %refusal, "an input response was refused");
+                    return Ok(tool_result(Err(answer_refused()), &meta()).into());
+                }
+            }
+        } else {
+            (Arc::new(PeerAsk(context.peer.clone())), None)
+        };
         let ctx = CallContext {
             environment: o.environment,
             profile: o.profile.clone(),
             transport: o.transport,
             granted: o.granted.clone(),
             cancel: ct.clone(),
-            ask: Some(Arc::new(crate::mcp::ask::PeerAsk(peer))),
+            ask: Some(ask),
         };
-        let args = request.arguments.unwrap_or_default();
         let outcome = tokio::select! {
             r = self.inner.dispatch.call(descriptor.name, args, &ctx) => r,
             _ = ct.cancelled() => {
@@ -118,6 +154,9 @@ impl McpServer {
             tracing::error!(tool = descriptor.name, "catalog tool missing from dispatch");
             Err(ToolError::internal())
         });
+        if let Some(question) = input_requests.and_then(|a| a.take_pending()) {
+            return Ok(question.into());
+        }
         if let Err(e) = &outcome {
             // Code only: broker messages and arguments never reach the logs.
             tracing::info!(
@@ -127,6 +166,34 @@ impl McpServer {
             );
         }
         Ok(tool_result(outcome, &meta()).into())
+    }
+}
+
+impl McpServer {
+    /// The way to ask the person at a 2026-07-28 client during this call, with the answer
+    /// this call brings to an earlier question, once its `requestState` verified.
+    fn input_request_ask(
+        &self,
+        tool: &str,
+        args: &JsonObject,
+        request: &mut CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<InputRequestAsk, StateRefusal> {
+        let binding = call_binding(tool, args);
+        let answered = match (request.request_state.take(), request.input_responses.take()) {
+            (Some(sealed), responses) => {
+                let state = self.inner.states.open(&binding, &sealed)?;
+                Some((state, responses.unwrap_or_default()))
+            }
+            (None, Some(_)) => return Err(StateRefusal::Missing),
+            (None, None) => None,
+        };
+        Ok(InputRequestAsk::new(
+            self.inner.states.clone(),
+            binding,
+            context.client_capabilities().as_ref(),
+            answered,
+        ))
     }
 }
 
@@ -186,7 +253,10 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+        // Private: the list depends on this server's startup flags, not only on its version.
+        Ok(ListToolsResult::with_all_items(self.inner.tools.clone())
+            .with_ttl_ms(TOOLS_LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -198,8 +268,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context.ct.clone(), context.peer.clone())
-            .await
+        self.call(request, context).await
     }
 }
 

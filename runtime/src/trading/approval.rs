@@ -8,6 +8,8 @@
 //! and the local approval page, whose address goes to the person's browser.
 
 use super::types::{OrderSummary, PreviewRecord};
+use crate::contract::errors::ToolError;
+use crate::contract::validation::{ClientProblem, ClientReason, client_validation_error};
 use jiff::Timestamp;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -190,6 +192,25 @@ pub enum Answer {
     Decline,
     /// Cancelled, dismissed, timed out, or the client failed.
     NoAnswer,
+    /// The question went out in this call's result (an MCP 2026-07-28 input request): the
+    /// client asks the person and calls again with the answer.
+    Pending,
+    /// An answer that does not belong to this question (another preview, another way of
+    /// asking), or is no answer at all: it approves nothing and is refused as invalid input.
+    Forged,
+}
+
+/// The refusal of an answer to an approval question that was not asked for this call: a
+/// forged, altered, replayed or expired `requestState`, or another preview's answer. It
+/// approves nothing.
+pub fn answer_refused() -> ToolError {
+    client_validation_error([ClientProblem {
+        path: Vec::new(),
+        reason: ClientReason::Rule {
+            code: "request_state_invalid",
+            message: "This answer was not asked for this call, was used already or has expired; call again without inputResponses to be asked.",
+        },
+    }])
 }
 
 pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
@@ -197,17 +218,26 @@ pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
 pub type DoneFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// A way to ask the person at the MCP client, through the client's elicitation: a form
-/// with one boolean, or a URL the client offers to open (the approval page).
+/// with one boolean, or a URL the client offers to open (the approval page). Each question
+/// is about `preview`, so an answer that comes back in a later call can be checked against
+/// the preview it was asked for.
 pub trait AskPerson: Send + Sync {
     /// Whether the client declared form elicitation.
     fn can_ask(&self) -> bool;
     /// Show `message` with one boolean, `field`, to place the order; wait at most `within`.
-    fn confirm<'a>(&'a self, message: String, field: &'a str, within: Duration) -> AskFuture<'a>;
+    fn confirm<'a>(
+        &'a self,
+        preview: &'a PreviewRecord,
+        message: String,
+        field: &'a str,
+        within: Duration,
+    ) -> AskFuture<'a>;
     /// Whether the client declared URL-mode elicitation.
     fn can_open_links(&self) -> bool;
     /// Offer to open `url`; `Accept` means the person agreed to open it, nothing more.
     fn open_link<'a>(
         &'a self,
+        preview: &'a PreviewRecord,
         message: String,
         url: String,
         id: String,

@@ -127,12 +127,14 @@ impl OrderDesk {
             "Place this order?\n\n{}\n\nTick \"{PLACE_FIELD}\" and submit to place it; decline to refuse it.",
             approval::summary(preview)
         );
-        let decision = match asker.confirm(message, PLACE_FIELD, within).await {
+        let decision = match asker.confirm(preview, message, PLACE_FIELD, within).await {
             Answer::Accept(true) => Decision::Approved,
             Answer::Accept(false) | Answer::Decline => Decision::Rejected,
             Answer::NoAnswer => {
                 return Err(ToolError::execution_disabled("The order was not approved."));
             }
+            Answer::Pending => return Err(asked_in_the_result()),
+            Answer::Forged => return Err(approval::answer_refused()),
         };
         self.decide(&preview.preview_id, decision, Channel::Elicitation)
             .await
@@ -159,9 +161,14 @@ impl OrderDesk {
             "Approve or reject this order on the local approval page.\n\n{}",
             approval::summary(preview)
         );
-        match asker.open_link(message, url, id.clone(), within).await {
+        match asker
+            .open_link(preview, message, url, id.clone(), within)
+            .await
+        {
             Answer::Accept(_) => {}
             Answer::Decline | Answer::NoAnswer => return Err(self.not_approved(preview)),
+            Answer::Pending => return Err(asked_in_the_result()),
+            Answer::Forged => return Err(approval::answer_refused()),
         }
         let decided = self.wait_for_decision(&preview.preview_id).await;
         asker.link_done(id).await;
@@ -248,6 +255,14 @@ impl OrderDesk {
             preview.expires_at
         ))
     }
+}
+
+/// The refusal behind an input request: the MCP server answers the call with the question
+/// itself (MCP 2026-07-28), so a client sees this only if that answer could not be made.
+fn asked_in_the_result() -> ToolError {
+    ToolError::execution_disabled(
+        "This order waits for a person's approval, asked in this call's input request; call place_order again with the person's answer.",
+    )
 }
 
 /// The command that approves `preview_id` for this environment and profile.
