@@ -25,6 +25,7 @@ pub mod logging;
 pub mod paths;
 pub mod platform;
 mod store_lease;
+pub mod time;
 
 #[doc(hidden)]
 #[path = "mcp/codegen_support.rs"]

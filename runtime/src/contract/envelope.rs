@@ -3,6 +3,7 @@
 
 use crate::config::Environment;
 use crate::contract::errors::ToolError;
+use crate::time::rfc3339_seconds;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::Value;
@@ -23,11 +24,6 @@ impl Meta {
             observed_at: rfc3339_seconds(jiff::Timestamp::now()),
         }
     }
-}
-
-/// `2026-10-17T12:00:00Z`.
-pub fn rfc3339_seconds(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// Build the MCP result for a handler outcome. Takes the outcome by value: a page of

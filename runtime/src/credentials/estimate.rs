@@ -9,6 +9,8 @@ use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
+use crate::time::rfc3339_seconds;
+
 use super::{CredentialKey, CredentialStore, StoredCredentials};
 
 const BROKER_TIME_ZONE: &str = "America/New_York";
@@ -189,10 +191,6 @@ fn next_broker_midnight(at: Timestamp) -> Result<Timestamp, TimeZoneUnavailable>
         .and_then(|day| day.start_of_day())
         .map_err(|_| TimeZoneUnavailable)?;
     Ok(next.timestamp())
-}
-
-fn rfc3339_seconds(at: Timestamp) -> String {
-    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 fn login_command(key: &CredentialKey) -> String {
