@@ -1881,6 +1881,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -1941,6 +1942,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2079,6 +2081,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2129,6 +2132,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(12),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9.-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2245,7 +2249,39 @@ pub mod schema {
                 },
             },
         ],
-        rules: &[],
+        rules: &[
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Needs {
+                    field: "expiry_month",
+                    needs: &["expiry_year"],
+                },
+                code: ::core::option::Option::None,
+                message: "An expiry month needs its year.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Needs {
+                    field: "expiry_day",
+                    needs: &["expiry_month"],
+                },
+                code: ::core::option::Option::None,
+                message: "An expiry day needs its month and year.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Date {
+                    year: "expiry_year",
+                    month: "expiry_month",
+                    day: "expiry_day",
+                },
+                code: ::core::option::Option::None,
+                message: "The expiry year, month and day must form a real date.",
+            },
+        ],
         extension_fields: &[],
     };
 
@@ -2261,6 +2297,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(12),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9.-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2302,6 +2339,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2501,6 +2539,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2538,6 +2577,7 @@ pub mod schema {
                                 pattern: ::core::option::Option::Some(
                                     "^[A-Za-z0-9.:-]{1,40}$",
                                 ),
+                                trim: false,
                             },
                             nullable: false,
                         },
@@ -2593,7 +2633,21 @@ pub mod schema {
                 },
             },
         ],
-        rules: &[],
+        rules: &[
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "override_symbol_count",
+                    one_of: &["true"],
+                }),
+                check: ::runtime::__codegen::RuleCheck::MaxItems {
+                    field: "symbols",
+                    max: 25u64,
+                },
+                code: ::core::option::Option::None,
+                message: "At most 25 symbols, or 50 with override_symbol_count.",
+            },
+        ],
         extension_fields: &[],
     };
 
@@ -2609,6 +2663,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2622,6 +2677,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(32),
                         pattern: ::core::option::Option::Some("^[0-9]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2707,6 +2763,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(100),
                         pattern: ::core::option::Option::None,
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2760,6 +2817,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2773,6 +2831,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(1000),
                         pattern: ::core::option::Option::None,
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2839,6 +2898,7 @@ pub mod schema {
                                 pattern: ::core::option::Option::Some(
                                     "^[A-Za-z0-9.:-]{1,40}$",
                                 ),
+                                trim: false,
                             },
                             nullable: false,
                         },
@@ -2889,7 +2949,39 @@ pub mod schema {
                 },
             },
         ],
-        rules: &[],
+        rules: &[
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Needs {
+                    field: "from_date",
+                    needs: &["to_date"],
+                },
+                code: ::core::option::Option::None,
+                message: "E*TRADE needs both dates or neither: give to_date with from_date.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Needs {
+                    field: "to_date",
+                    needs: &["from_date"],
+                },
+                code: ::core::option::Option::None,
+                message: "E*TRADE needs both dates or neither: give from_date with to_date.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Ordered {
+                    first: "from_date",
+                    second: "to_date",
+                    strict: true,
+                },
+                code: ::core::option::Option::Some("not_after_from_date"),
+                message: "Must be a later day than from_date: E*TRADE wants toDate after fromDate. Widen the range; for one day's orders, set to_date to the next day.",
+            },
+        ],
         extension_fields: &[],
     };
 
@@ -2905,6 +2997,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2947,6 +3040,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(512),
                         pattern: ::core::option::Option::None,
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -2964,7 +3058,19 @@ pub mod schema {
                 },
             },
         ],
-        rules: &[],
+        rules: &[
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Ordered {
+                    first: "start_date",
+                    second: "end_date",
+                    strict: false,
+                },
+                code: ::core::option::Option::None,
+                message: "Must not be before start_date.",
+            },
+        ],
         extension_fields: &[],
     };
 
@@ -2982,6 +3088,7 @@ pub mod schema {
                         pattern: ::core::option::Option::Some(
                             "^[A-Za-z0-9 .,&'-]*[A-Za-z0-9][A-Za-z0-9 .,&'-]*$",
                         ),
+                        trim: true,
                     },
                     nullable: false,
                 },
@@ -3005,6 +3112,7 @@ pub mod schema {
                         pattern: ::core::option::Option::Some(
                             "^[A-Za-z][A-Za-z0-9.]{0,11}$",
                         ),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3087,17 +3195,29 @@ pub mod schema {
         ],
         rules: &[
             ::runtime::__codegen::RuleSchema {
-                when_field: "security_type",
-                when_in: &["OPTN"],
-                require: &["call_put", "expiration", "strike_price"],
-                forbid: &[],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "security_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["call_put", "expiration", "strike_price"],
+                    forbid: &[],
+                },
+                code: ::core::option::Option::None,
                 message: "An OPTN leg needs call_put, expiration and strike_price.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "security_type",
-                when_in: &["EQ"],
-                require: &[],
-                forbid: &["call_put", "expiration", "strike_price"],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "security_type",
+                    one_of: &["EQ"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &[],
+                    forbid: &["call_put", "expiration", "strike_price"],
+                },
+                code: ::core::option::Option::None,
                 message: "An EQ leg takes no call_put, expiration or strike_price.",
             },
         ],
@@ -3138,6 +3258,7 @@ pub mod schema {
                         pattern: ::core::option::Option::Some(
                             "^[A-Za-z][A-Za-z0-9.]{0,11}$",
                         ),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3262,6 +3383,7 @@ pub mod schema {
                         min_length: ::core::option::Option::None,
                         max_length: ::core::option::Option::None,
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9]{1,20}$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3317,90 +3439,150 @@ pub mod schema {
         ],
         rules: &[
             ::runtime::__codegen::RuleSchema {
-                when_field: "order_type",
-                when_in: &["EQ", "OPTN"],
-                require: &["symbol", "order_action", "quantity"],
-                forbid: &["legs"],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &["EQ", "OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["symbol", "order_action", "quantity"],
+                    forbid: &["legs"],
+                },
+                code: ::core::option::Option::None,
                 message: "An EQ or OPTN order needs symbol, order_action and quantity, and takes no legs.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "order_type",
-                when_in: &["OPTN"],
-                require: &["call_put", "expiration", "strike_price"],
-                forbid: &[],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["call_put", "expiration", "strike_price"],
+                    forbid: &[],
+                },
+                code: ::core::option::Option::None,
                 message: "An OPTN order needs call_put, expiration and strike_price.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "order_type",
-                when_in: &["EQ"],
-                require: &[],
-                forbid: &["call_put", "expiration", "strike_price"],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &["EQ"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &[],
+                    forbid: &["call_put", "expiration", "strike_price"],
+                },
+                code: ::core::option::Option::None,
                 message: "An EQ order takes no call_put, expiration or strike_price.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "order_type",
-                when_in: &[
-                    "SPREADS",
-                    "BUY_WRITES",
-                    "BUTTERFLY",
-                    "IRON_BUTTERFLY",
-                    "CONDOR",
-                    "IRON_CONDOR",
-                ],
-                require: &["legs"],
-                forbid: &[
-                    "symbol",
-                    "order_action",
-                    "quantity",
-                    "call_put",
-                    "expiration",
-                    "strike_price",
-                    "stop_price",
-                    "market_session",
-                    "all_or_none",
-                ],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &[
+                        "SPREADS",
+                        "BUY_WRITES",
+                        "BUTTERFLY",
+                        "IRON_BUTTERFLY",
+                        "CONDOR",
+                        "IRON_CONDOR",
+                    ],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["legs"],
+                    forbid: &[
+                        "symbol",
+                        "order_action",
+                        "quantity",
+                        "call_put",
+                        "expiration",
+                        "strike_price",
+                        "stop_price",
+                        "market_session",
+                        "all_or_none",
+                    ],
+                },
+                code: ::core::option::Option::None,
                 message: "A spread order (SPREADS, BUY_WRITES, BUTTERFLY, IRON_BUTTERFLY, CONDOR, IRON_CONDOR) lists its legs and takes only price_type, limit_price, order_term and client_order_id besides.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "price_type",
-                when_in: &["LIMIT", "STOP_LIMIT"],
-                require: &["limit_price"],
-                forbid: &[],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["LIMIT", "STOP_LIMIT"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["limit_price"],
+                    forbid: &[],
+                },
+                code: ::core::option::Option::None,
                 message: "A LIMIT or STOP_LIMIT order needs limit_price.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "price_type",
-                when_in: &["STOP", "STOP_LIMIT"],
-                require: &["stop_price"],
-                forbid: &[],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["STOP", "STOP_LIMIT"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["stop_price"],
+                    forbid: &[],
+                },
+                code: ::core::option::Option::None,
                 message: "A STOP or STOP_LIMIT order needs stop_price.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "price_type",
-                when_in: &["MARKET", "NET_EVEN"],
-                require: &[],
-                forbid: &["limit_price", "stop_price"],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["MARKET", "NET_EVEN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &[],
+                    forbid: &["limit_price", "stop_price"],
+                },
+                code: ::core::option::Option::None,
                 message: "A MARKET or NET_EVEN order takes no limit_price or stop_price.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "price_type",
-                when_in: &["LIMIT", "NET_DEBIT", "NET_CREDIT"],
-                require: &[],
-                forbid: &["stop_price"],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["LIMIT", "NET_DEBIT", "NET_CREDIT"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &[],
+                    forbid: &["stop_price"],
+                },
+                code: ::core::option::Option::None,
                 message: "A LIMIT, NET_DEBIT or NET_CREDIT order takes no stop_price.",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "price_type",
-                when_in: &["STOP"],
-                require: &[],
-                forbid: &["limit_price"],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["STOP"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &[],
+                    forbid: &["limit_price"],
+                },
+                code: ::core::option::Option::None,
                 message: "A STOP order takes no limit_price (use STOP_LIMIT for both).",
             },
             ::runtime::__codegen::RuleSchema {
-                when_field: "price_type",
-                when_in: &["NET_DEBIT", "NET_CREDIT"],
-                require: &["limit_price"],
-                forbid: &[],
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["NET_DEBIT", "NET_CREDIT"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["limit_price"],
+                    forbid: &[],
+                },
+                code: ::core::option::Option::None,
                 message: "A NET_DEBIT or NET_CREDIT order needs limit_price (the net price).",
             },
         ],
@@ -3419,6 +3601,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3444,6 +3627,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3465,6 +3649,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3478,6 +3663,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3499,6 +3685,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3541,6 +3728,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3578,6 +3766,7 @@ pub mod schema {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(64),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3612,7 +3801,19 @@ pub mod schema {
                 },
             },
         ],
-        rules: &[],
+        rules: &[
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Ordered {
+                    first: "start_date",
+                    second: "end_date",
+                    strict: false,
+                },
+                code: ::core::option::Option::None,
+                message: "Must not be before start_date.",
+            },
+        ],
         extension_fields: &[],
     };
 }
@@ -4798,15 +4999,6 @@ pub trait AccountsHandlers: ::core::marker::Send + ::core::marker::Sync + 'stati
         Output = ::runtime::__codegen::ToolResult,
     > + ::core::marker::Send;
 
-    /// `list_transactions` (read permission): One page of an account's transactions (trades, dividends, transfers, fees), newest first by default, optionally between start_date and end_date. For the next page pass marker back with the same dates and sort order; the last page has marker null or is empty.
-    fn list_transactions(
-        &self,
-        ctx: &::runtime::__codegen::CallContext,
-        input: ListTransactionsInput,
-    ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
-    > + ::core::marker::Send;
-
     /// `summarize_transactions` (read permission): Totals of an account's transactions from start_date to end_date by transaction type (and symbol with group_by symbol): count, net amount and fees per group and overall, e.g. a year's dividends, interest, fees or deposits in one call. Reads every page of the range (up to transaction_pages), counting each transaction once; E*TRADE's amounts summed exactly. A failed page gives complete false with the reason, not an error.
     fn summarize_transactions(
         &self,
@@ -4817,47 +5009,8 @@ pub trait AccountsHandlers: ::core::marker::Send + ::core::marker::Sync + 'stati
     > + ::core::marker::Send;
 }
 
-/// The `market` tools with logic of their own, one method each (a tool without its handler does not compile).
-pub trait MarketHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// `get_quotes` (read permission): Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, e.g. IBM:2027:1:15:CALL:200.000000 (the end of an option chain's quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted. Delayed without a market-data agreement.
-    fn get_quotes(
-        &self,
-        ctx: &::runtime::__codegen::CallContext,
-        input: GetQuotesInput,
-    ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
-    > + ::core::marker::Send;
-
-    /// `lookup_product` (read permission): Securities whose company name has the words given (E*TRADE matches words of names, not symbols, and abbreviates some): symbol, description and type of each; an empty list if none.
-    fn lookup_product(
-        &self,
-        ctx: &::runtime::__codegen::CallContext,
-        input: LookupProductInput,
-    ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
-    > + ::core::marker::Send;
-
-    /// `get_option_chains` (read permission): One underlier's option chain for one expiry (the nearest if none is given): bid/ask, volume, open interest and greeks per call and put. By default the strikes near the money (price_type ATNM); no_of_strikes and strike_price_near set how many and around what price. Expiries come from get_option_expire_dates.
-    fn get_option_chains(
-        &self,
-        ctx: &::runtime::__codegen::CallContext,
-        input: GetOptionChainsInput,
-    ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
-    > + ::core::marker::Send;
-}
-
 /// The `orders` tools with logic of their own, one method each (a tool without its handler does not compile).
 pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// `list_orders` (read permission): One page of an account's orders, newest first, with details, legs, fills (averageExecutionPrice) and events. For the next page pass data.marker back as marker; null means the last page. Filter by status, dates (from_date with to_date, within two years), symbols, security type, transaction type or session. No matching orders: an empty list.
-    fn list_orders(
-        &self,
-        ctx: &::runtime::__codegen::CallContext,
-        input: ListOrdersInput,
-    ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
-    > + ::core::marker::Send;
-
     /// `preview_order` (preview permission): Ask E*TRADE to preview one order without placing it: estimated cost and commission, buying-power impact, and E*TRADE's messages and warnings (data.broker_preview, unchanged; diagnostic data, never an instruction to place). The trading policy (accounts, size limits) is checked too. Returns preview_id: place_order with it places exactly this order, once, before data.expires_at. Nothing is placed.
     fn preview_order(
         &self,
@@ -4928,7 +5081,7 @@ pub trait AlertsHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
 /// What the hand-written side provides: the broker, and a handler for each tool with
 /// logic of its own (one trait per group). Tools that only read through the broker
 /// have their whole handler generated.
-pub trait ToolHandlers: StatusHandlers + AccountsHandlers + MarketHandlers + OrdersHandlers + AlertsHandlers {
+pub trait ToolHandlers: StatusHandlers + AccountsHandlers + OrdersHandlers + AlertsHandlers {
     /// The brokerage: the E*TRADE session, or the paper broker.
     fn broker(&self) -> &dyn ::runtime::__codegen::Broker;
 }
@@ -5052,7 +5205,10 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_list_transactions(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.list_transactions(ctx, input).await,
+                                ::runtime::__codegen::read::<
+                                    ::runtime::__codegen::answers::TransactionPage,
+                                >(self.0.broker(), &input.broker_request())
+                                    .await,
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5097,7 +5253,10 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_get_quotes(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.get_quotes(ctx, input).await,
+                                ::runtime::__codegen::read::<
+                                    ::runtime::__codegen::answers::QuoteList,
+                                >(self.0.broker(), &input.broker_request())
+                                    .await,
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5111,7 +5270,10 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_lookup_product(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.lookup_product(ctx, input).await,
+                                ::runtime::__codegen::read::<
+                                    ::runtime::__codegen::answers::LookupList,
+                                >(self.0.broker(), &input.broker_request())
+                                    .await,
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5125,7 +5287,10 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_get_option_chains(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.get_option_chains(ctx, input).await,
+                                ::runtime::__codegen::read::<
+                                    ::runtime::__codegen::answers::OptionChain,
+                                >(self.0.broker(), &input.broker_request())
+                                    .await,
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5156,7 +5321,10 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_list_orders(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.list_orders(ctx, input).await,
+                                ::runtime::__codegen::read::<
+                                    ::runtime::__codegen::answers::OrderList,
+                                >(self.0.broker(), &input.broker_request())
+                                    .await,
                             )
                         }
                         ::core::result::Result::Err(e) => {

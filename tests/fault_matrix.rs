@@ -106,7 +106,11 @@ fn cases() -> Vec<ToolCase> {
                     .map(|(_, kind, e)| (*kind, *e))
                     .unwrap_or_else(|| {
                         panic!(
-                            "{}: no broker binding in spec/tools.yaml and no row in UNBOUND here",
+                            "{0}: no broker binding in spec/tools.yaml and no row in UNBOUND in \
+                             tests/fault_matrix.rs. Add one: (\"{0}\", Kind::…, \
+                             Some(Endpoint::…)) naming the endpoint a fault should hit (None if \
+                             it makes no request), and its arguments in `prepare` if the \
+                             catalog's example is not enough.",
                             t.name
                         )
                     }),
@@ -118,6 +122,23 @@ fn cases() -> Vec<ToolCase> {
             }
         })
         .collect()
+}
+
+/// Fast, apart from the slow matrix: a new tool without a binding names its missing row here.
+#[test]
+fn every_tool_has_a_row() {
+    let cases = cases();
+    assert_eq!(cases.len(), etrade_mcp::generated::CATALOG.tools.len());
+    for (name, _, _) in UNBOUND {
+        let tool = etrade_mcp::generated::CATALOG
+            .tools
+            .iter()
+            .find(|t| t.name == *name);
+        assert!(
+            tool.is_some_and(|t| t.endpoint.is_none()),
+            "{name}: a row in UNBOUND for a tool that is not in the catalog or has a binding; remove it"
+        );
+    }
 }
 
 /// `PUT /v1/accounts/{accountIdKey}/orders/cancel` → `PUT /v1/accounts/*/orders/cancel`.

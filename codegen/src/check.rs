@@ -438,49 +438,7 @@ impl NodeCx<'_, '_> {
             if side == Side::Output {
                 self.d.at(r, "rules are for inputs only");
             }
-            let w = &r.value.when.value;
-            match fields.iter().find(|f| f.name == w.field.value) {
-                Some(ir::Field {
-                    node:
-                        TyNode {
-                            ty: Ty::Enum { values, .. },
-                            ..
-                        },
-                    ..
-                }) => {
-                    for v in &w.one_of {
-                        if !values.contains(&v.value) {
-                            self.d.at(
-                                v,
-                                format!("`{}` is not a value of `{}`", v.value, w.field.value),
-                            );
-                        }
-                    }
-                }
-                Some(_) => self.d.at(&w.field, "a rule's `when` field must be an enum"),
-                None => self
-                    .d
-                    .at(&w.field, format!("no field `{}` here", w.field.value)),
-            }
-            for x in r.value.require.iter().chain(&r.value.forbid) {
-                if !fields.iter().any(|f| f.name == x.value) {
-                    self.d.at(x, format!("no field `{}` here", x.value));
-                }
-            }
-            if r.value.require.is_empty() && r.value.forbid.is_empty() {
-                self.d.at(r, "a rule needs `require` or `forbid`");
-            }
-            if r.value.message.value.trim().is_empty() || r.value.message.value.len() > 256 {
-                self.d
-                    .at(&r.value.message, "a rule message is 1 to 256 characters");
-            }
-            rules.push(ir::Rule {
-                when_field: w.field.value.clone(),
-                when_in: w.one_of.iter().map(|v| v.value.clone()).collect(),
-                require: r.value.require.iter().map(|x| x.value.clone()).collect(),
-                forbid: r.value.forbid.iter().map(|x| x.value.clone()).collect(),
-                message: r.value.message.value.trim().to_string(),
-            });
+            rules.extend(crate::rules::rule(self.d, r, &fields));
         }
         ir::Object {
             rust_name: rust_name.to_string(),
@@ -506,7 +464,11 @@ impl NodeCx<'_, '_> {
         let mut description = n.description.as_ref().map(|s| s.value.trim().to_string());
         let t = match ty.value.as_str() {
             "string" => {
-                self.only(n, &["min_length", "max_length", "pattern"], "string");
+                self.only(
+                    n,
+                    &["min_length", "max_length", "pattern", "trim"],
+                    "string",
+                );
                 if let Some(p) = &n.pattern
                     && let Err(e) = regex_lite::Regex::new(&p.value)
                 {
@@ -517,6 +479,7 @@ impl NodeCx<'_, '_> {
                     min_length: n.min_length.as_ref().map(|v| v.value),
                     max_length: n.max_length.as_ref().map(|v| v.value),
                     pattern: n.pattern.as_ref().map(|v| v.value.clone()),
+                    trim: n.trim.as_ref().is_some_and(|v| v.value),
                 }
             }
             "integer" => {
@@ -697,6 +660,7 @@ impl NodeCx<'_, '_> {
     /// Complain about keys that do not apply to a node of this kind.
     fn only(&mut self, n: &Node, allowed: &[&str], kind: &str) {
         let all = SCALAR_KEYS.into_iter().chain([
+            "trim",
             "items",
             "min_items",
             "max_items",
@@ -752,6 +716,7 @@ fn present(n: &Node, key: &str) -> Option<serde_saphyr::Location> {
         "min_length" => l(&n.min_length),
         "max_length" => l(&n.max_length),
         "pattern" => l(&n.pattern),
+        "trim" => l(&n.trim),
         "minimum" => l(&n.minimum),
         "maximum" => l(&n.maximum),
         "greater_than" => l(&n.greater_than),

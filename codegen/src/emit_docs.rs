@@ -162,23 +162,7 @@ fn field_table(s: &mut String, o: &Object, input: bool) {
         }
     }
     for r in &o.rules {
-        let _ = writeln!(
-            s,
-            "\nRule: when `{}` is {}, {}{}— {}",
-            r.when_field,
-            r.when_in.join(" or "),
-            if r.require.is_empty() {
-                String::new()
-            } else {
-                format!("`{}` required ", r.require.join("`, `"))
-            },
-            if r.forbid.is_empty() {
-                String::new()
-            } else {
-                format!("`{}` not allowed ", r.forbid.join("`, `"))
-            },
-            r.message
-        );
+        let _ = writeln!(s, "\nRule: {}— {}", rule_text(r), r.message);
     }
     s.push('\n');
 }
@@ -251,7 +235,11 @@ fn constraints(t: &Ty) -> String {
             min_length,
             max_length,
             pattern,
+            trim,
         } => {
+            if *trim {
+                c.push("trimmed".to_string());
+            }
             if let Some(v) = min_length {
                 c.push(format!("length ≥ {v}"));
             }
@@ -347,4 +335,48 @@ fn errors_md(c: &Catalog) -> String {
         );
     }
     s
+}
+
+/// A rule in words, for the schema docs: its conditions, then what it checks.
+fn rule_text(r: &crate::ir::Rule) -> String {
+    use crate::ir::Check;
+    let list = |v: &[String]| format!("`{}`", v.join("`, `"));
+    let mut out = String::new();
+    if let Some(c) = &r.when {
+        let _ = write!(out, "when `{}` is {}, ", c.field, c.one_of.join(" or "));
+    }
+    if let Some(c) = &r.unless {
+        let _ = write!(out, "unless `{}` is {}, ", c.field, c.one_of.join(" or "));
+    }
+    match &r.check {
+        Check::Conditional { require, forbid } => {
+            if !require.is_empty() {
+                let _ = write!(out, "{} required ", list(require));
+            }
+            if !forbid.is_empty() {
+                let _ = write!(out, "{} not allowed ", list(forbid));
+            }
+        }
+        Check::Needs { field, needs } => {
+            let _ = write!(out, "`{field}` needs {} ", list(needs));
+        }
+        Check::Ordered {
+            first,
+            second,
+            strict,
+        } => {
+            let op = if *strict { "before" } else { "not after" };
+            let _ = write!(out, "`{first}` {op} `{second}` ");
+        }
+        Check::AtMostOne(names) => {
+            let _ = write!(out, "at most one of {} ", list(names));
+        }
+        Check::Date { year, month, day } => {
+            let _ = write!(out, "`{year}`-`{month}`-`{day}` a real date ");
+        }
+        Check::MaxItems { field, max } => {
+            let _ = write!(out, "`{field}` at most {max} items ");
+        }
+    }
+    out
 }

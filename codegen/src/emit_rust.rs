@@ -480,19 +480,7 @@ impl TypeSink {
             },
         );
         let sname = format_ident!("{}", screaming(&o.rust_name));
-        let rules = o.rules.iter().map(|r| {
-            let (field, when, require, forbid, message) =
-                (&r.when_field, &r.when_in, &r.require, &r.forbid, &r.message);
-            quote! {
-                ::runtime::__codegen::RuleSchema {
-                    when_field: #field,
-                    when_in: &[#(#when),*],
-                    require: &[#(#require),*],
-                    forbid: &[#(#forbid),*],
-                    message: #message,
-                }
-            }
-        });
+        let rules = o.rules.iter().map(rule_schema);
         let ext_names = &o.extension_fields;
         let sdoc = doc(&format!("Validation table for [`super::{}`].", o.rust_name));
         self.schemas.insert(
@@ -575,13 +563,14 @@ impl TypeSink {
                 min_length,
                 max_length,
                 pattern,
+                trim,
             } => {
                 let (lo, hi, p) = (
                     opt_u64(*min_length),
                     opt_u64(*max_length),
                     opt_str(pattern.as_deref()),
                 );
-                quote! { ::runtime::__codegen::TypeKind::String { min_length: #lo, max_length: #hi, pattern: #p } }
+                quote! { ::runtime::__codegen::TypeKind::String { min_length: #lo, max_length: #hi, pattern: #p, trim: #trim } }
             }
             Ty::Integer { minimum, maximum } => {
                 let (lo, hi) = (opt_i64(*minimum), opt_i64(*maximum));
@@ -682,4 +671,50 @@ fn screaming(pascal: &str) -> String {
         out.push(c.to_ascii_uppercase());
     }
     out
+}
+
+fn rule_schema(r: &crate::ir::Rule) -> TokenStream {
+    use crate::ir::{Check, Condition};
+    let cond = |c: &Option<Condition>| match c {
+        Some(Condition { field, one_of }) => quote! {
+            ::core::option::Option::Some(::runtime::__codegen::Condition { field: #field, one_of: &[#(#one_of),*] })
+        },
+        None => quote! { ::core::option::Option::None },
+    };
+    let (when, unless) = (cond(&r.when), cond(&r.unless));
+    let check = match &r.check {
+        Check::Conditional { require, forbid } => quote! {
+            ::runtime::__codegen::RuleCheck::Conditional { require: &[#(#require),*], forbid: &[#(#forbid),*] }
+        },
+        Check::Needs { field, needs } => quote! {
+            ::runtime::__codegen::RuleCheck::Needs { field: #field, needs: &[#(#needs),*] }
+        },
+        Check::Ordered {
+            first,
+            second,
+            strict,
+        } => quote! {
+            ::runtime::__codegen::RuleCheck::Ordered { first: #first, second: #second, strict: #strict }
+        },
+        Check::AtMostOne(names) => quote! {
+            ::runtime::__codegen::RuleCheck::AtMostOne(&[#(#names),*])
+        },
+        Check::Date { year, month, day } => quote! {
+            ::runtime::__codegen::RuleCheck::Date { year: #year, month: #month, day: #day }
+        },
+        Check::MaxItems { field, max } => quote! {
+            ::runtime::__codegen::RuleCheck::MaxItems { field: #field, max: #max }
+        },
+    };
+    let code = opt_str(r.code.as_deref());
+    let message = &r.message;
+    quote! {
+        ::runtime::__codegen::RuleSchema {
+            when: #when,
+            unless: #unless,
+            check: #check,
+            code: #code,
+            message: #message,
+        }
+    }
 }

@@ -119,6 +119,8 @@ pub enum Ty {
         min_length: Option<u64>,
         max_length: Option<u64>,
         pattern: Option<String>,
+        /// White space at either end is dropped before the checks.
+        trim: bool,
     },
     Integer {
         minimum: Option<i64>,
@@ -146,11 +148,46 @@ pub enum Ty {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rule {
-    pub when_field: String,
-    pub when_in: Vec<String>,
-    pub require: Vec<String>,
-    pub forbid: Vec<String>,
+    pub when: Option<Condition>,
+    pub unless: Option<Condition>,
+    pub check: Check,
+    /// The diagnostic code the spec names instead of the check's own.
+    pub code: Option<String>,
     pub message: String,
+}
+
+/// A field holds one of these values (an enum's, or `true` / `false`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    pub field: String,
+    pub one_of: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Check {
+    Conditional {
+        require: Vec<String>,
+        forbid: Vec<String>,
+    },
+    Needs {
+        field: String,
+        needs: Vec<String>,
+    },
+    Ordered {
+        first: String,
+        second: String,
+        strict: bool,
+    },
+    AtMostOne(Vec<String>),
+    Date {
+        year: String,
+        month: String,
+        day: String,
+    },
+    MaxItems {
+        field: String,
+        max: u64,
+    },
 }
 
 /// The decimal-string syntax shared by the JSON Schema and the runtime validator.

@@ -241,6 +241,7 @@ fn ty(t: &Ty, side: Side) -> Value {
             min_length,
             max_length,
             pattern,
+            ..
         } => {
             let mut m = Map::new();
             m.insert("type".into(), "string".into());

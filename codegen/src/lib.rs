@@ -12,6 +12,7 @@ pub mod emit_rust;
 pub mod ir;
 pub mod json_schema;
 pub mod model;
+mod rules;
 pub mod runtime_facts;
 mod syntax;
 

@@ -128,6 +128,7 @@ pub struct Node {
     pub min_length: Option<S<u64>>,
     pub max_length: Option<S<u64>>,
     pub pattern: Option<S<String>>,
+    pub trim: Option<S<bool>>,
     pub minimum: Option<S<i64>>,
     pub maximum: Option<S<i64>>,
     pub greater_than: Option<S<String>>,
@@ -144,11 +145,23 @@ pub struct Node {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleDef {
-    pub when: S<WhenDef>,
+    /// The rule applies only when this holds.
+    pub when: Option<S<WhenDef>>,
+    /// The rule does not apply when this holds.
+    pub unless: Option<S<WhenDef>>,
     #[serde(default)]
     pub require: Vec<S<String>>,
     #[serde(default)]
     pub forbid: Vec<S<String>>,
+    /// With `needs` or `max_items`: the field the rule is about.
+    pub field: Option<S<String>>,
+    pub needs: Option<S<Vec<S<String>>>>,
+    pub max_items: Option<S<u64>>,
+    pub ordered: Option<S<Vec<S<String>>>>,
+    pub strict: Option<S<bool>>,
+    pub at_most_one: Option<S<Vec<S<String>>>>,
+    pub date: Option<S<Vec<S<String>>>>,
+    pub code: Option<S<String>>,
     pub message: S<String>,
 }
 

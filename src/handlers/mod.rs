@@ -5,7 +5,6 @@
 mod accounts;
 mod alerts;
 mod journal_view;
-mod market;
 pub mod order_ticket;
 mod orders;
 mod status;

@@ -1,27 +1,15 @@
-//! The `orders` tools: the order list (one broker page per call, paged by E*TRADE's
-//! `marker`), order entry and cancellation through the runtime's [`OrderDesk`], and the
-//! journal. The desk's results become each tool's `data`.
+//! The `orders` tools with logic of their own: order entry and cancellation through the
+//! runtime's [`OrderDesk`], and the journal. The desk's results become each tool's `data`.
+//! (The order list is a generated read.)
 
 use super::journal_view::journal_entry;
 use super::order_ticket::ticket;
 use super::{Handlers, data};
 use crate::generated;
 use runtime::contract::errors::ToolError;
-use runtime::contract::validation::{
-    ClientProblem, ClientReason, PathSegment, client_validation_error,
-};
-use runtime::etrade::answers::OrderList;
 use runtime::mcp::dispatch::{CallContext, ToolResult};
-use runtime::mcp::reads::read;
 use runtime::trading::desk::{OrderDesk, PreviewOutcome};
 use serde_json::{Value, json};
-
-fn problem(field: &'static str, reason: ClientReason) -> ClientProblem {
-    ClientProblem {
-        path: vec![PathSegment::Key(field)],
-        reason,
-    }
-}
 
 fn preview_data(p: &PreviewOutcome, order_id: Option<i64>) -> ToolResult {
     let mut v = json!({
@@ -53,36 +41,6 @@ async fn approve_first(
 }
 
 impl generated::OrdersHandlers for Handlers {
-    async fn list_orders(
-        &self,
-        _ctx: &CallContext,
-        input: generated::ListOrdersInput,
-    ) -> ToolResult {
-        // E*TRADE needs both dates or neither, and `toDate` after `fromDate` (pyetrade documents
-        // "toDate should be greater than fromDate"). Equal dates are refused here rather than
-        // widened and filtered: whether E*TRADE counts `toDate` in, and in which zone, is not
-        // known, so a local filter could hide an order the caller asked for.
-        let mut problems = Vec::new();
-        match (input.from_date, input.to_date) {
-            (Some(_), None) => problems.push(problem("to_date", ClientReason::Missing)),
-            (None, Some(_)) => problems.push(problem("from_date", ClientReason::Missing)),
-            (Some(from), Some(to)) if to <= from => problems.push(problem(
-                "to_date",
-                ClientReason::Rule {
-                    code: "not_after_from_date",
-                    message: "Must be a later day than from_date: E*TRADE wants toDate after \
-                              fromDate. Widen the range; for one day's orders, set to_date to \
-                              the next day.",
-                },
-            )),
-            _ => {}
-        }
-        if !problems.is_empty() {
-            return Err(client_validation_error(problems));
-        }
-        read::<OrderList>(self.broker.as_ref(), &input.broker_request()).await
-    }
-
     async fn preview_order(
         &self,
         _ctx: &CallContext,

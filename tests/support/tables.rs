@@ -5,7 +5,9 @@
 #![allow(dead_code)]
 
 use codegen::ir;
-use runtime::contract::validation::{FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema};
+use runtime::contract::validation::{
+    Condition, FieldSchema, ObjectSchema, RuleCheck, RuleSchema, TypeKind, TypeSchema,
+};
 
 /// The kitchen-sink fixture's catalog: every input feature in one tool.
 pub fn kitchen_sink() -> ir::Catalog {
@@ -34,10 +36,10 @@ pub fn leak_object(o: &ir::Object) -> &'static ObjectSchema {
         .rules
         .iter()
         .map(|r| RuleSchema {
-            when_field: leak_str(&r.when_field),
-            when_in: leak_strs(&r.when_in),
-            require: leak_strs(&r.require),
-            forbid: leak_strs(&r.forbid),
+            when: r.when.as_ref().map(leak_condition),
+            unless: r.unless.as_ref().map(leak_condition),
+            check: leak_check(&r.check),
+            code: r.code.as_deref().map(leak_str),
             message: leak_str(&r.message),
         })
         .collect();
@@ -48,16 +50,57 @@ pub fn leak_object(o: &ir::Object) -> &'static ObjectSchema {
     }))
 }
 
+fn leak_condition(c: &ir::Condition) -> Condition {
+    Condition {
+        field: leak_str(&c.field),
+        one_of: leak_strs(&c.one_of),
+    }
+}
+
+fn leak_check(c: &ir::Check) -> RuleCheck {
+    match c {
+        ir::Check::Conditional { require, forbid } => RuleCheck::Conditional {
+            require: leak_strs(require),
+            forbid: leak_strs(forbid),
+        },
+        ir::Check::Needs { field, needs } => RuleCheck::Needs {
+            field: leak_str(field),
+            needs: leak_strs(needs),
+        },
+        ir::Check::Ordered {
+            first,
+            second,
+            strict,
+        } => RuleCheck::Ordered {
+            first: leak_str(first),
+            second: leak_str(second),
+            strict: *strict,
+        },
+        ir::Check::AtMostOne(names) => RuleCheck::AtMostOne(leak_strs(names)),
+        ir::Check::Date { year, month, day } => RuleCheck::Date {
+            year: leak_str(year),
+            month: leak_str(month),
+            day: leak_str(day),
+        },
+        ir::Check::MaxItems { field, max } => RuleCheck::MaxItems {
+            field: leak_str(field),
+            max: *max,
+        },
+    }
+}
+
 fn leak_type(n: &ir::TyNode) -> TypeSchema {
     let kind = match &n.ty {
         ir::Ty::String {
             min_length,
             max_length,
             pattern,
+            trim,
         } => TypeKind::String {
             min_length: *min_length,
             max_length: *max_length,
             pattern: pattern.as_deref().map(leak_str),
+            trim: *trim,
         },
         ir::Ty::Integer { minimum, maximum } => TypeKind::Integer {
             minimum: *minimum,

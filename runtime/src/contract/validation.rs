@@ -4,9 +4,12 @@
 mod client;
 mod diagnostics;
 mod engine;
+mod rules;
 mod schema;
 
 pub use client::{ClientProblem, ClientReason, client_validation_error};
 pub use diagnostics::{Diagnostics, PathSegment, ValidationError, limits};
 pub use engine::{DATE_PATTERN, DECIMAL_PATTERN, validate};
-pub use schema::{FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema};
+pub use schema::{
+    Condition, FieldSchema, ObjectSchema, RuleCheck, RuleSchema, TypeKind, TypeSchema,
+};

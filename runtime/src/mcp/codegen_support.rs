@@ -4,7 +4,7 @@
 pub use crate::broker::Broker;
 pub use crate::contract::errors::{ErrorCode, ToolError};
 pub use crate::contract::validation::{
-    FieldSchema, ObjectSchema, RuleSchema, TypeKind, TypeSchema,
+    Condition, FieldSchema, ObjectSchema, RuleCheck, RuleSchema, TypeKind, TypeSchema,
 };
 pub use crate::etrade::answers;
 pub use crate::etrade::{Endpoint, EtradeRequest, Param};

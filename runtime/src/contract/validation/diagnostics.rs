@@ -40,10 +40,12 @@ pub struct ValidationError {
 pub struct Diagnostics {
     entries: Vec<ValidationError>,
     overflowed: bool,
+    pushed: usize,
 }
 
 impl Diagnostics {
     pub fn push(&mut self, path: &[PathSegment], code: &'static str, message: impl Into<String>) {
+        self.pushed += 1;
         if self.entries.len() >= limits::MAX_COLLECTED {
             self.overflowed = true;
             return;
@@ -61,6 +63,11 @@ impl Diagnostics {
         let mut d = Diagnostics::default();
         d.push(&[], code, message);
         d.finish()
+    }
+
+    /// How many problems were pushed so far, kept or not.
+    pub fn pushed(&self) -> usize {
+        self.pushed
     }
 
     pub fn is_empty(&self) -> bool {

@@ -5,7 +5,7 @@ use super::diagnostics::{Diagnostics, PathSegment, ValidationError};
 use super::schema::{FieldSchema, ObjectSchema, TypeKind, TypeSchema};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
 use std::sync::{OnceLock, RwLock};
 
@@ -38,6 +38,7 @@ fn object(
 ) -> Map<String, Value> {
     let mut out = Map::new();
     let mut given: HashMap<&'static str, bool> = HashMap::new();
+    let mut failed: HashSet<&'static str> = HashSet::new();
     for (key, value) in args {
         if let Some((f, via_alias)) = find_field(schema, &key) {
             path.push(PathSegment::Key(f.name));
@@ -48,7 +49,11 @@ fn object(
                     "Given both under its name and its alias; give it once.",
                 );
             } else {
+                let before = d.pushed();
                 let v = typed(&f.ty, value, path, d);
+                if d.pushed() > before {
+                    failed.insert(f.name);
+                }
                 out.insert(f.name.to_string(), v);
             }
             path.pop();
@@ -65,22 +70,7 @@ fn object(
             path.pop();
         }
     }
-    for rule in schema.rules {
-        let fires = out
-            .get(rule.when_field)
-            .and_then(Value::as_str)
-            .is_some_and(|v| rule.when_in.contains(&v));
-        if !fires {
-            continue;
-        }
-        let present = |name: &str| out.get(name).is_some_and(|v| !v.is_null());
-        if rule.require.iter().any(|r| !present(r)) {
-            d.push(path, "conditional_required", rule.message);
-        }
-        if rule.forbid.iter().any(|r| present(r)) {
-            d.push(path, "conditional_forbidden", rule.message);
-        }
-    }
+    super::rules::check(schema.rules, &out, &failed, path, d);
     out
 }
 
@@ -108,11 +98,13 @@ fn typed(ty: &TypeSchema, value: Value, path: &mut Vec<PathSegment>, d: &mut Dia
             min_length,
             max_length,
             pattern,
+            trim,
         } => {
-            let Some(s) = value.as_str() else {
+            let Some(raw) = value.as_str() else {
                 d.push(path, "wrong_type", expected(&ty.kind));
                 return value;
             };
+            let s = if *trim { raw.trim() } else { raw };
             let len = s.chars().count() as u64;
             if let Some(min) = min_length
                 && len < *min
@@ -136,6 +128,9 @@ fn typed(ty: &TypeSchema, value: Value, path: &mut Vec<PathSegment>, d: &mut Dia
                 && !matches(p, s)
             {
                 d.push(path, "pattern", "Does not have the expected format.");
+            }
+            if s.len() != raw.len() {
+                return Value::String(s.to_string());
             }
         }
         TypeKind::Integer { minimum, maximum } => match integer(&value) {
@@ -349,7 +344,7 @@ fn matches(pattern: &'static str, s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::validation::schema::RuleSchema;
+    use crate::contract::validation::schema::{Condition, RuleCheck, RuleSchema};
     use serde_json::json;
 
     static LEG: ObjectSchema = ObjectSchema {
@@ -433,10 +428,16 @@ mod tests {
             },
         ],
         rules: &[RuleSchema {
-            when_field: "price_type",
-            when_in: &["LIMIT"],
-            require: &["limit_price"],
-            forbid: &[],
+            when: Some(Condition {
+                field: "price_type",
+                one_of: &["LIMIT"],
+            }),
+            unless: None,
+            check: RuleCheck::Conditional {
+                require: &["limit_price"],
+                forbid: &[],
+            },
+            code: None,
             message: "A LIMIT order needs limit_price.",
         }],
         extension_fields: &["clientExtra"],
