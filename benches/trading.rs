@@ -130,7 +130,7 @@ fn main() {
                     account_id_key: "JIdOIAcSpwR1Jva7RQBraQ",
                     kind: PreviewKind::New,
                     now,
-                    trading_day: runtime::trading::calendar::trading_day(now),
+                    trading_day: runtime::calendar::trading_day(now),
                     daily_check: &check,
                     intent: &intent,
                     approval_required: false,

@@ -11,6 +11,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+pub mod store_choice;
+pub mod trading;
+
+pub use store_choice::StoreChoice;
+pub use trading::TradingConfig;
+
 /// Profile used when no `--profile` flag is given.
 pub const DEFAULT_PROFILE: &str = "default";
 const PROFILE_NAME_MAX: usize = 64;
@@ -122,11 +128,11 @@ pub struct ProfileConfig {
     /// Where this profile's E*TRADE credentials are kept (default `auto`); the
     /// `--credential-store` flag and `ETRADE_MCP_CREDENTIAL_STORE` override it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub credential_store: Option<crate::credentials::StoreChoice>,
+    pub credential_store: Option<StoreChoice>,
     /// `[profiles.NAME.trading]`: the trading policy's limits (default: none, with the
     /// session guard on in production only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trading: Option<crate::trading::policy::TradingConfig>,
+    pub trading: Option<TradingConfig>,
 }
 
 #[derive(Debug, thiserror::Error)]

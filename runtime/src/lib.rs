@@ -20,6 +20,7 @@ pub mod summaries;
 pub mod trading;
 
 pub mod broker;
+pub mod calendar;
 pub mod config;
 pub mod logging;
 pub mod paths;

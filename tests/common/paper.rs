@@ -203,7 +203,7 @@ pub async fn paper_cli(home: &tempfile::TempDir, args: &[&str]) -> String {
 }
 
 pub fn into_session() -> i64 {
-    use runtime::trading::calendar::{
+    use runtime::calendar::{
         SessionPhase, next_regular_open, phase_at, regular_hours, trading_day,
     };
     let now = jiff::Timestamp::now();

@@ -18,44 +18,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-/// `approval` in `[profiles.NAME.trading]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalMode {
-    /// Orders are placed as soon as the agent asks (sandbox and paper by default).
-    None,
-    /// A person approves each order and change before it is placed (production default).
-    Required,
-}
-
-impl ApprovalMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalMode::None => "none",
-            ApprovalMode::Required => "required",
-        }
-    }
-}
-
-/// `approval_channel` in `[profiles.NAME.trading]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChannelPolicy {
-    /// The client's elicitation form when it has one, else out of band.
-    Any,
-    /// Only `etrade approve` (and the approval page): for hosts that let scripts answer
-    /// elicitations.
-    OutOfBand,
-}
-
-impl ChannelPolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChannelPolicy::Any => "any",
-            ChannelPolicy::OutOfBand => "out_of_band",
-        }
-    }
-}
+pub use crate::config::trading::{ApprovalMode, ChannelPolicy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,7 +5,6 @@
 
 use super::approval;
 use super::body;
-use super::calendar;
 use super::halt::HaltSwitch;
 use super::order::OrderTicket;
 use super::policy::TradingPolicy;
@@ -13,6 +12,7 @@ use super::store::{ClaimError, PreviewClaim, StoreError, TradingStore};
 use super::types::*;
 use super::validate::check_ticket;
 use crate::broker::Broker;
+use crate::calendar;
 use crate::contract::error_mapping::Operation;
 use crate::contract::errors::{AlertDeletionResult, ErrorCode, ToolError};
 use crate::contract::validation::{

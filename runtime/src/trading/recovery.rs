@@ -2,13 +2,13 @@
 //! matched by [`super::reconcile`]. Entries left pending by a stopped server, or marked
 //! uncertain when a call was cancelled, are reconciled on the next call.
 
-use super::calendar;
 use super::desk::{OrderDesk, blocking};
 use super::reconcile::{
     ABANDONED_AFTER, Matched, find_order, find_replacement, match_placement, status_of,
 };
 use super::store::JournalPage;
 use super::types::*;
+use crate::calendar;
 use crate::contract::errors::ToolError;
 use crate::etrade::answers::BrokerAnswer;
 use crate::etrade::models::alerts::AlertList;
