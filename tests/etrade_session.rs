@@ -101,7 +101,12 @@ impl Rig {
                 self.canaries
                     .lock()
                     .expect("canaries")
-                    .assert_absent_in_str("a session error", &format!("{e:?}"));
+                    .assert_absent_in_str("a session error", &format!("{e:?} {e}"));
+                let e = runtime::contract::errors::ToolError::from(e);
+                self.canaries
+                    .lock()
+                    .expect("canaries")
+                    .assert_absent_in_str("its tool error", &format!("{e:?}"));
                 e.code.as_str().to_string()
             })
     }

@@ -3,9 +3,10 @@
 //! the session that manages the token lifecycle around every call.
 
 pub mod answers;
-pub mod auth_flow;
+pub mod broker_message;
 mod client;
 pub mod endpoints;
+pub mod failure;
 mod limiter;
 pub mod models;
 pub mod oauth;
@@ -14,6 +15,7 @@ pub mod session;
 mod wire;
 
 pub use client::{Answer, ClientOptions, EtradeHttp, TokenPair, parse_http_date};
+pub use failure::{BrokerError, BrokerFailure, Operation};
 pub use limiter::{Module, Pacer};
 pub use request::{Endpoint, EtradeRequest, Param, Verb, query_date};
 pub use reqwest::Method;

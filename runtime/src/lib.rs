@@ -23,6 +23,7 @@ pub mod broker;
 pub mod calendar;
 pub mod config;
 pub mod logging;
+pub mod login;
 pub mod paths;
 pub mod platform;
 mod store_lease;

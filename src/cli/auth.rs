@@ -7,8 +7,8 @@ use anyhow::Context;
 use runtime::config::Environment;
 use runtime::credentials::{CredentialEstimate, CredentialState, Secret};
 use runtime::etrade::EtradeHttp;
-use runtime::etrade::auth_flow::{AuthContext, Consumer};
 use runtime::etrade::endpoints::Endpoints;
+use runtime::login::{AuthContext, Consumer};
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -175,7 +175,7 @@ fn describe(e: &CredentialEstimate) -> String {
     s
 }
 
-fn fail(e: &runtime::etrade::auth_flow::AuthError) -> anyhow::Result<ExitCode> {
+fn fail(e: &runtime::login::AuthError) -> anyhow::Result<ExitCode> {
     crate::cli::output::noteln!("etrade: {e}");
     Ok(ExitCode::FAILURE)
 }

@@ -17,9 +17,9 @@ use runtime::credentials::{
     CREDENTIALS_FILE_NAME, CredentialKey, CredentialState, CredentialStore, StoreChoice,
     StoreError, StoredCredentials, estimate, open_store,
 };
-use runtime::etrade::auth_flow::login_command;
 use runtime::etrade::endpoints::Endpoints;
 use runtime::etrade::{Endpoint, EtradeHttp, EtradeRequest, session};
+use runtime::login::login_command;
 use runtime::paths::StatePaths;
 use runtime::platform;
 use std::fmt;

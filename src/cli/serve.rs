@@ -202,7 +202,10 @@ async fn keep_alive(session: Arc<EtradeSession>, shutdown: CancellationToken) {
         match session.keep_alive(margin).await {
             Ok(true) => tracing::info!("keepalive renewed the E*TRADE token"),
             Ok(false) => {}
-            Err(e) => tracing::info!(code = e.code.as_str(), "keepalive could not renew"),
+            Err(e) => {
+                let code = runtime::contract::errors::ToolError::from(e).code;
+                tracing::info!(code = code.as_str(), "keepalive could not renew");
+            }
         }
     }
 }

@@ -36,183 +36,11 @@
 //! orders, transactions and portfolios, and 404 code 53 for an empty alert inbox, are results,
 //! not failures.
 
-use std::fmt;
-
-use crate::contract::broker_message::{self, KnownSecrets, RawBrokerCode};
 use crate::contract::errors::{ErrorCode, ToolError};
-
-/// What kind of broker call failed; decides how ambiguous failures are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Operation {
-    /// Reads nothing but state: a failure cannot have changed anything.
-    Read,
-    /// Order previews: nothing is executed, so failures use the ordinary categories and
-    /// never claim uncertain execution.
-    Preview,
-    /// Places, changes or cancels an order, or deletes alerts: when the outcome cannot be
-    /// known the failure is `uncertain_execution`.
-    Mutation,
-}
-
-/// E*TRADE's structured OAuth refusal (`oauth_problem=...` in a JSON message, a plain-text
-/// body or a Tomcat error page).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OauthProblem {
-    /// `token_expired`: the day's access token ended at midnight US Eastern.
-    TokenExpired,
-    /// `token_rejected` or "Invalid access token": inactive after two idle hours, revoked,
-    /// or replaced by a newer login.
-    TokenRejected,
-    /// Any other value, e.g. `consumer_key_rejected`, `signature_invalid`,
-    /// `timestamp_refused`: the credentials or the signing are wrong, not merely stale.
-    Other,
-}
-
-impl OauthProblem {
-    /// Finds the OAuth signal in a raw error body or message, if there is one.
-    pub fn detect(text: &str) -> Option<OauthProblem> {
-        const KEY: &str = "oauth_problem=";
-        if let Some(at) = text.find(KEY) {
-            let value: String = text[at + KEY.len()..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            return Some(match value.as_str() {
-                "token_expired" => OauthProblem::TokenExpired,
-                "token_rejected" => OauthProblem::TokenRejected,
-                _ => OauthProblem::Other,
-            });
-        }
-        // E*TRADE's one documented unstructured token refusal ("Invalid access token used").
-        text.to_ascii_lowercase()
-            .contains("invalid access token")
-            .then_some(OauthProblem::TokenRejected)
-    }
-}
-
-/// What the broker's error body said, as parsed by the client; raw and unsanitized.
-///
-/// [`to_tool_error`] sanitizes each field; `Debug` shows only which fields are present,
-/// because broker text must not reach logs.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct BrokerErrorBody {
-    /// The error code as sent: a JSON number's digits or the string's text.
-    pub code: Option<String>,
-    pub message: Option<String>,
-    /// A request identifier the broker returned (body or response header), if any.
-    pub request_id: Option<String>,
-    /// Set by the client when it recognized an OAuth signal anywhere in the body (HTML and
-    /// plain-text bodies have no `message`). The mapping also looks in `message`.
-    pub oauth_problem: Option<OauthProblem>,
-    /// Set by the client when the body is E*TRADE's HTML rate-limit page (see
-    /// [`crate::etrade::wire::error_body`]); never derived from a JSON or XML message.
-    pub rate_limit_page: bool,
-}
-
-impl BrokerErrorBody {
-    /// A body with only a code and message, the shape of E*TRADE's `{"Error": {...}}`.
-    pub fn new(code: Option<RawBrokerCode<'_>>, message: Option<&str>) -> BrokerErrorBody {
-        BrokerErrorBody {
-            code: code.map(|code| match code {
-                RawBrokerCode::Text(text) => text.to_string(),
-                RawBrokerCode::Number(n) => n.to_string(),
-            }),
-            message: message.map(str::to_string),
-            ..BrokerErrorBody::default()
-        }
-    }
-
-    fn oauth_signal(&self) -> Option<OauthProblem> {
-        self.oauth_problem
-            .or_else(|| self.message.as_deref().and_then(OauthProblem::detect))
-    }
-}
-
-impl fmt::Debug for BrokerErrorBody {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BrokerErrorBody")
-            .field("has_code", &self.code.is_some())
-            .field("has_message", &self.message.is_some())
-            .field("has_request_id", &self.request_id.is_some())
-            .field("oauth_problem", &self.oauth_problem)
-            .field("rate_limit_page", &self.rate_limit_page)
-            .finish()
-    }
-}
-
-/// How the connection failed. The split is by whether request bytes may have reached the
-/// broker, which is what decides if a mutation's outcome is unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TransportFailure {
-    /// No connection was established — DNS failure, refused or unreachable, connect timeout,
-    /// TLS handshake failure — so no request byte was written.
-    Connect,
-    /// A TLS error on an established connection.
-    Tls,
-    /// No (complete) response in time after the connection was established.
-    Timeout,
-    /// The connection was closed or reset while the request or response was in flight.
-    ConnectionReset,
-    /// The response status arrived but its body could not be read completely.
-    BodyRead,
-}
-
-impl TransportFailure {
-    pub fn request_may_have_been_sent(self) -> bool {
-        self != TransportFailure::Connect
-    }
-}
-
-impl fmt::Display for TransportFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TransportFailure::Connect => "could not connect",
-            TransportFailure::Tls => "TLS failure",
-            TransportFailure::Timeout => "timed out",
-            TransportFailure::ConnectionReset => "connection reset",
-            TransportFailure::BodyRead => "response body could not be read",
-        })
-    }
-}
-
-/// A failed broker call, as the E*TRADE client and the paper broker report it.
-///
-/// Display texts are fixed and carry no broker text or credential material, so these values
-/// may be logged; the body's contents only ever reach the tool result, sanitized.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BrokerFailure {
-    /// The broker answered with an error status.
-    #[error("the broker answered HTTP {status}")]
-    Http { status: u16, body: BrokerErrorBody },
-    #[error("broker transport failure: {0}")]
-    Transport(TransportFailure),
-    /// A response arrived but could not be parsed or had an unexpected shape.
-    #[error("the broker's response could not be understood")]
-    Malformed,
-    /// The call was cancelled (client cancellation or shutdown) before it completed.
-    #[error("the broker call was cancelled")]
-    Cancelled,
-    /// No consumer credentials or no access token for the configured environment/profile.
-    #[error("no credentials are stored for this environment/profile")]
-    CredentialsMissing,
-    /// The access token is known to be past its expiry (midnight US Eastern) before any
-    /// request was sent.
-    #[error("the access token has expired")]
-    TokenExpired,
-    /// The broker refused to renew or accept the stored credentials in a way a renewal
-    /// cannot fix (e.g. renewal itself refused, consumer key rejected).
-    #[error("the broker rejected the stored credentials")]
-    TokenRejected,
-    /// The keyring backend could not be used.
-    #[error("the credential store is unavailable")]
-    StoreUnavailable,
-    /// Another process held the credential lock too long.
-    #[error("timed out waiting for the credential lock")]
-    LockTimeout,
-    /// The stored credentials changed while this call was using them.
-    #[error("the stored credentials changed concurrently")]
-    ConcurrentChange,
-}
+use crate::etrade::broker_message::{self, KnownSecrets, RawBrokerCode};
+pub use crate::etrade::failure::{
+    BrokerError, BrokerErrorBody, BrokerFailure, OauthProblem, Operation, TransportFailure,
+};
 
 /// Why a mutation's outcome is unknown; becomes the second sentence of the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,6 +107,10 @@ pub fn to_tool_error(failure: &BrokerFailure, op: Operation, secrets: &KnownSecr
             ..ToolError::new(ErrorCode::UncertainExecution)
         },
     };
+    if let BrokerFailure::NotOffered { why } | BrokerFailure::Internal { why: Some(why) } = failure
+    {
+        error.message = format!("{} {why}", error.message);
+    }
     if let BrokerFailure::Http { status, body } = failure {
         error.status_code = Some(*status);
         error.broker_code =
@@ -360,6 +192,15 @@ fn outcome(failure: &BrokerFailure, op: Operation) -> Outcome {
         BrokerFailure::StoreUnavailable
         | BrokerFailure::LockTimeout
         | BrokerFailure::ConcurrentChange => Outcome::Code(ErrorCode::CredentialCoordinationFailed),
+        BrokerFailure::NotOffered { .. } => Outcome::Code(ErrorCode::ToolNotAvailable),
+        BrokerFailure::Internal { .. } => Outcome::Code(ErrorCode::InternalError),
+    }
+}
+
+/// The one way a failure crosses from the broker seam into a tool result.
+impl From<BrokerError> for ToolError {
+    fn from(e: BrokerError) -> ToolError {
+        to_tool_error(&e.failure, e.operation, &e.secrets)
     }
 }
 
@@ -506,6 +347,18 @@ mod tests {
                 BrokerFailure::ConcurrentChange,
                 same(CredentialCoordinationFailed),
             ),
+            (
+                "not offered by this broker",
+                BrokerFailure::NotOffered {
+                    why: "Use another.",
+                },
+                same(ToolNotAvailable),
+            ),
+            (
+                "internal",
+                BrokerFailure::Internal { why: None },
+                same(InternalError),
+            ),
         ];
         for status in [400, 402, 405, 409, 410, 413, 415, 422, 499] {
             rows.push(("other 4xx", http(status, Some("x")), same(BrokerRejection)));
@@ -558,6 +411,30 @@ mod tests {
         }
     }
 
+    /// A broker's fixed explanation follows the code's summary; the seam's error converts
+    /// through the same mapping with the secrets it carries.
+    #[test]
+    fn the_seam_error_maps_once_with_its_explanation_and_secrets() {
+        let e = ToolError::from(BrokerError::new(
+            BrokerFailure::NotOffered {
+                why: "Use --environment sandbox.",
+            },
+            Read,
+        ));
+        assert_eq!(e.code, ToolNotAvailable);
+        assert!(
+            e.message.ends_with("Use --environment sandbox."),
+            "{}",
+            e.message
+        );
+        let secret = "Zq9xVb7KsecretValue";
+        let refusal = BrokerError::new(http(400, Some(&format!("bad token {secret}"))), Mutation)
+            .with_secrets(&KnownSecrets::new([secret]));
+        let e = ToolError::from(refusal);
+        assert_eq!(e.code, BrokerRejection);
+        assert!(!format!("{e:?}").contains(secret));
+    }
+
     #[test]
     fn every_broker_reachable_code_is_reachable() {
         let reached: HashSet<ErrorCode> = table()
@@ -575,7 +452,9 @@ mod tests {
                 assert!(reached.contains(&code), "{} is unreachable", code.as_str());
             }
         }
-        for code in [InvalidInput, ExecutionDisabled, ToolNotAvailable] {
+        // tool_not_available also comes from a broker that does not offer a request (paper
+        // has no alerts); input and policy refusals never come from a broker.
+        for code in [InvalidInput, ExecutionDisabled] {
             assert!(
                 !reached.contains(&code),
                 "{} comes from policy",

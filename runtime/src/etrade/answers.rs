@@ -2,8 +2,8 @@
 //! name as its `answer`. The code generator reads the `impl BrokerAnswer for NAME` lines of
 //! this file to check those names, so every implementation lives here.
 
+use super::failure::BrokerError;
 use super::request::{EtradeRequest, Param};
-use crate::contract::errors::ToolError;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ pub trait BrokerAnswer: Serialize + Sized {
     -> Result<Self, serde_json::Error>;
 
     /// An error answer that means an empty result rather than a failure.
-    fn from_refusal(_error: &ToolError) -> Option<Self> {
+    fn from_refusal(_error: &BrokerError) -> Option<Self> {
         None
     }
 }
@@ -108,9 +108,8 @@ impl BrokerAnswer for AlertList {
 
     /// E*TRADE answers an empty inbox with HTTP 404, code 53 ("There are currently no
     /// alerts in your inbox.").
-    fn from_refusal(e: &ToolError) -> Option<Self> {
-        (e.status_code == Some(404) && e.broker_code.as_deref() == Some("53"))
-            .then(AlertList::empty)
+    fn from_refusal(e: &BrokerError) -> Option<Self> {
+        (e.http_refusal() == Some((404, Some("53")))).then(AlertList::empty)
     }
 }
 
@@ -123,28 +122,34 @@ impl BrokerAnswer for AlertDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::errors::ErrorCode;
+    use crate::etrade::failure::{BrokerFailure, Operation, TransportFailure};
 
     /// Only E*TRADE's 404 with code 53 is an empty inbox: any other refusal is a failure
     /// (reconciliation then records `unknown`, not "the alerts are gone").
     #[test]
     fn only_404_code_53_is_an_empty_inbox() {
-        let refusal = |status: Option<u16>, code: Option<&str>| ToolError {
-            status_code: status,
-            broker_code: code.map(str::to_string),
-            ..ToolError::new(ErrorCode::NotFound)
+        let refusal = |status: u16, code: i64| {
+            BrokerError::refusal(
+                status,
+                code,
+                "There are currently no alerts.",
+                Operation::Read,
+            )
         };
-        assert!(AlertList::from_refusal(&refusal(Some(404), Some("53"))).is_some());
-        for (status, code) in [
-            (Some(404), None),
-            (Some(404), Some("10033")),
-            (Some(400), Some("53")),
-            (None, Some("53")),
-        ] {
-            assert!(
-                AlertList::from_refusal(&refusal(status, code)).is_none(),
-                "{status:?} {code:?}"
-            );
+        assert!(AlertList::from_refusal(&refusal(404, 53)).is_some());
+        let no_code = BrokerError::new(
+            BrokerFailure::Http {
+                status: 404,
+                body: Default::default(),
+            },
+            Operation::Read,
+        );
+        let transport = BrokerError::new(
+            BrokerFailure::Transport(TransportFailure::Timeout),
+            Operation::Read,
+        );
+        for e in [no_code, refusal(404, 10033), refusal(400, 53), transport] {
+            assert!(AlertList::from_refusal(&e).is_none(), "{e:?}");
         }
     }
 }

@@ -2,9 +2,9 @@
 //! never retried here: whether a retry is safe is the caller's decision (never for
 //! mutations). Every failure is classified as a [`BrokerFailure`].
 
+use super::failure::{BrokerErrorBody, BrokerFailure, TransportFailure};
 use super::limiter::{Module, Pacer};
 use super::wire;
-use crate::contract::error_mapping::{BrokerErrorBody, BrokerFailure, TransportFailure};
 use crate::etrade::endpoints::Endpoints;
 use crate::etrade::oauth::{self, Extra, Signer};
 use crate::etrade::request::{Endpoint, EtradeRequest};
@@ -123,7 +123,7 @@ impl EtradeHttp {
     /// One API request: `Ok(None)` for E*TRADE's empty answers (204 or an empty body).
     ///
     /// Every string of the answer that reveals one of the signer's credentials is replaced
-    /// by [`REDACTED`](crate::contract::broker_message::REDACTED) before anything reads it: E*TRADE's text can echo request material
+    /// by [`REDACTED`](super::broker_message::REDACTED) before anything reads it: E*TRADE's text can echo request material
     /// (the `Authorization` header, a signature base string), and this is the one place
     /// every success body of every read and mutation passes through.
     pub async fn api(

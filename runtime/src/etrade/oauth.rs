@@ -18,7 +18,7 @@
 //! No secret (consumer secret, token secret, verifier) ever appears in an error or in a
 //! `Debug` rendering.
 
-use crate::contract::broker_message::KnownSecrets;
+use super::broker_message::KnownSecrets;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use hmac::{Hmac, KeyInit, Mac};

@@ -9,8 +9,8 @@
 //! generator reads the table in [`Endpoint::shape`] to check those bindings. Keep its one
 //! `Endpoint::Name => shape(VERB, MODULE, "path"),` line per endpoint.
 
+use super::failure::Operation;
 use super::limiter::Module;
-use crate::contract::error_mapping::Operation;
 use jiff::civil::Date;
 use reqwest::Method;
 use rust_decimal::Decimal;

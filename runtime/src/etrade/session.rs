@@ -1,13 +1,13 @@
 //! One profile's E*TRADE session: loads the stored token for every call (so a fresh
 //! `etrade auth login` is picked up without a restart), renews an idle token once before
 //! the call, retries a read once after a renewal that a 401 asked for, records the last
-//! use, and maps every failure to the contract's error object.
+//! use, and reports every failure as a [`BrokerError`] carrying the secrets its text must
+//! be checked against.
 
+use super::broker_message::KnownSecrets;
 use super::client::EtradeHttp;
+use super::failure::{BrokerError, BrokerFailure, OauthProblem, Operation};
 use super::request::EtradeRequest;
-use crate::contract::broker_message::KnownSecrets;
-use crate::contract::error_mapping::{BrokerFailure, OauthProblem, Operation, to_tool_error};
-use crate::contract::errors::ToolError;
 use crate::credentials::{
     Coordinator, CredentialKey, CredentialState, CredentialStore, StoredCredentials, state_of,
 };
@@ -48,10 +48,12 @@ impl EtradeSession {
     }
 
     /// Send one request with the stored token; see the module doc for the lifecycle.
-    pub async fn call(&self, request: &EtradeRequest) -> Result<Option<Value>, ToolError> {
+    pub async fn call(&self, request: &EtradeRequest) -> Result<Option<Value>, BrokerError> {
         let creds = self.load().await?;
         let secrets = known_secrets(&creds);
-        let map = |f: &BrokerFailure| to_tool_error(f, request.operation, &secrets);
+        let map = |f: &BrokerFailure| {
+            BrokerError::new(f.clone(), request.operation).with_secrets(&secrets)
+        };
         let now = (self.clock)();
         let creds = match state_of(&creds, &self.key, now) {
             CredentialState::Expired => {
@@ -82,7 +84,7 @@ impl EtradeSession {
 
     /// Keepalive: renew a token that is still active but close to its two-hour idle
     /// deadline, so a server left open over lunch still works. Returns whether it renewed.
-    pub async fn keep_alive(&self, margin: std::time::Duration) -> Result<bool, ToolError> {
+    pub async fn keep_alive(&self, margin: std::time::Duration) -> Result<bool, BrokerError> {
         let creds = self.load().await?;
         let now = (self.clock)();
         if state_of(&creds, &self.key, now) != CredentialState::Active {
@@ -109,12 +111,12 @@ impl EtradeSession {
         self.http.api(&signer(creds), request).await
     }
 
-    async fn load(&self) -> Result<StoredCredentials, ToolError> {
+    async fn load(&self) -> Result<StoredCredentials, BrokerError> {
         let store = self.store.clone();
         let key = self.key.clone();
         let loaded = tokio::task::spawn_blocking(move || store.load(&key))
             .await
-            .map_err(|_| ToolError::internal())?;
+            .map_err(|_| BrokerError::internal(Operation::Read))?;
         match loaded {
             Ok(Some(c)) if c.has_access_token() => Ok(c),
             Ok(_) => Err(credential_error(&BrokerFailure::CredentialsMissing)),
@@ -128,7 +130,7 @@ impl EtradeSession {
         &self,
         seen: &StoredCredentials,
         secrets: &KnownSecrets,
-    ) -> Result<StoredCredentials, ToolError> {
+    ) -> Result<StoredCredentials, BrokerError> {
         self.renew_inner(seen, secrets, false).await
     }
 
@@ -137,13 +139,13 @@ impl EtradeSession {
         seen: &StoredCredentials,
         secrets: &KnownSecrets,
         always: bool,
-    ) -> Result<StoredCredentials, ToolError> {
+    ) -> Result<StoredCredentials, BrokerError> {
         let lock = self.acquire().await?;
         let store = self.store.clone();
         let key = self.key.clone();
         let current = tokio::task::spawn_blocking(move || store.load(&key))
             .await
-            .map_err(|_| ToolError::internal())?
+            .map_err(|_| BrokerError::internal(Operation::Read))?
             .map_err(|_| credential_error(&BrokerFailure::StoreUnavailable))?
             .filter(StoredCredentials::has_access_token)
             .ok_or_else(|| credential_error(&BrokerFailure::CredentialsMissing))?;
@@ -161,15 +163,14 @@ impl EtradeSession {
             Err(BrokerFailure::Http { status: 401, body })
                 if body.oauth_problem == Some(OauthProblem::TokenExpired) =>
             {
-                return Err(to_tool_error(
-                    &BrokerFailure::TokenExpired,
-                    Operation::Read,
-                    secrets,
-                ));
+                return Err(
+                    BrokerError::new(BrokerFailure::TokenExpired, Operation::Read)
+                        .with_secrets(secrets),
+                );
             }
             // Any other refusal keeps E*TRADE's explanation (e.g. timestamp_refused, which
             // means this machine's clock is off): the 401 maps to authentication_failed.
-            Err(f) => return Err(to_tool_error(&f, Operation::Read, secrets)),
+            Err(f) => return Err(BrokerError::new(f, Operation::Read).with_secrets(secrets)),
         }
         let mut renewed = current;
         renewed.mark_used(now);
@@ -178,7 +179,7 @@ impl EtradeSession {
         let saved = renewed.clone();
         tokio::task::spawn_blocking(move || store.save(&key, &saved))
             .await
-            .map_err(|_| ToolError::internal())?
+            .map_err(|_| BrokerError::internal(Operation::Read))?
             .map_err(|_| credential_error(&BrokerFailure::StoreUnavailable))?;
         drop(lock);
         tracing::info!(entry = %self.key, "access token renewed");
@@ -204,18 +205,18 @@ impl EtradeSession {
         }
     }
 
-    async fn acquire(&self) -> Result<crate::credentials::CredentialLock, ToolError> {
+    async fn acquire(&self) -> Result<crate::credentials::CredentialLock, BrokerError> {
         let coordinator = self.coordinator.clone();
         let key = self.key.clone();
         tokio::task::spawn_blocking(move || coordinator.lock(&key))
             .await
-            .map_err(|_| ToolError::internal())?
+            .map_err(|_| BrokerError::internal(Operation::Read))?
             .map_err(|_| credential_error(&BrokerFailure::LockTimeout))
     }
 }
 
-fn credential_error(f: &BrokerFailure) -> ToolError {
-    to_tool_error(f, Operation::Read, &KnownSecrets::default())
+fn credential_error(f: &BrokerFailure) -> BrokerError {
+    BrokerError::new(f.clone(), Operation::Read)
 }
 
 pub fn signer(c: &StoredCredentials) -> Signer<'_> {

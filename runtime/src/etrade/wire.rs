@@ -1,8 +1,8 @@
 //! E*TRADE wire quirks shared by every response: error bodies in any format, empty bodies,
 //! one-or-many arrays.
 
-use crate::contract::broker_message::RawBrokerCode;
-use crate::contract::error_mapping::{BrokerErrorBody, OauthProblem};
+use super::broker_message::RawBrokerCode;
+use super::failure::{BrokerErrorBody, OauthProblem};
 use serde::de::{self, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;

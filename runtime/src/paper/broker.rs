@@ -1,16 +1,13 @@
 //! The paper broker's front door: answers each E*TRADE request, by its endpoint, from the
-//! book or the market simulator with E*TRADE's JSON, or with the error E*TRADE would send
-//! mapped through the same table as real broker failures. Alerts have no local meaning:
-//! those requests are `tool_not_available`.
+//! book or the market simulator with E*TRADE's JSON, or with the refusal E*TRADE would send
+//! (a [`BrokerError`], mapped like any other). Alerts have no local meaning: the paper
+//! broker does not offer them.
 
 use super::book::{PaperBook, PaperError};
 use super::live::LiveQuotes;
 use super::market::{OptionChainQuery, SimulatedMarket};
 use crate::broker::{Broker, BrokerFuture};
-use crate::contract::broker_message::KnownSecrets;
-use crate::contract::error_mapping::{BrokerErrorBody, BrokerFailure, Operation, to_tool_error};
-use crate::contract::errors::{ErrorCode, ToolError};
-use crate::etrade::{Endpoint, EtradeRequest, Param};
+use crate::etrade::{BrokerError, BrokerFailure, Endpoint, EtradeRequest, Operation, Param};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -81,26 +78,22 @@ impl PaperBroker {
     }
 }
 
-fn not_available() -> ToolError {
-    ToolError {
-        message: format!(
-            "{} Alerts are E*TRADE's inbox; the paper broker has none. Use --environment sandbox or production.",
-            ErrorCode::ToolNotAvailable.summary()
-        ),
-        ..ToolError::new(ErrorCode::ToolNotAvailable)
-    }
+fn not_available(op: Operation) -> BrokerError {
+    BrokerError::new(
+        BrokerFailure::NotOffered {
+            why: "Alerts are E*TRADE's inbox; the paper broker has none. Use --environment sandbox or production.",
+        },
+        op,
+    )
 }
 
-fn rejected(status: u16, code: i64, message: &str, op: Operation) -> ToolError {
-    let code = code.to_string();
-    let failure = BrokerFailure::Http {
-        status,
-        body: BrokerErrorBody::new(Some(code.as_str().into()), Some(message)),
-    };
-    to_tool_error(&failure, op, &KnownSecrets::default())
+fn rejected(status: u16, code: i64, message: &str, op: Operation) -> BrokerError {
+    BrokerError::refusal(status, code, message, op)
 }
 
-fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, ToolError> {
+fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, BrokerError> {
+    let internal =
+        |why: &'static str| BrokerError::new(BrokerFailure::Internal { why: Some(why) }, op);
     match e {
         PaperError::Empty => Ok(None),
         PaperError::Rejected {
@@ -108,28 +101,18 @@ fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, ToolError>
             code,
             message,
         } => Err(rejected(status, code, &message, op)),
-        PaperError::Busy => Err(ToolError {
-            message: format!(
-                "{} Another etrade process is using the paper book (it kept the file open past the lock timeout); nothing was changed. Try again shortly.",
-                ErrorCode::InternalError.summary()
-            ),
-            ..ToolError::internal()
-        }),
+        PaperError::Busy => Err(internal(
+            "Another etrade process is using the paper book (it kept the file open past the lock timeout); nothing was changed. Try again shortly.",
+        )),
         PaperError::Store(detail) => {
             tracing::error!(%detail, "paper store failure");
-            Err(ToolError {
-                message: format!(
-                    "{} The paper broker's local database failed.",
-                    ErrorCode::InternalError.summary()
-                ),
-                ..ToolError::internal()
-            })
+            Err(internal("The paper broker's local database failed."))
         }
     }
 }
 
 /// E*TRADE's answer for an option request on an unknown underlying.
-fn invalid_symbol(op: Operation) -> ToolError {
+fn invalid_symbol(op: Operation) -> BrokerError {
     rejected(
         400,
         10033,
@@ -138,12 +121,12 @@ fn invalid_symbol(op: Operation) -> ToolError {
     )
 }
 
-fn unknown_endpoint(op: Operation) -> ToolError {
+fn unknown_endpoint(op: Operation) -> BrokerError {
     rejected(404, 0, "Resource not found.", op)
 }
 
 impl PaperBroker {
-    fn route(&self, r: &EtradeRequest, body: Option<Value>) -> Result<Option<Value>, ToolError> {
+    fn route(&self, r: &EtradeRequest, body: Option<Value>) -> Result<Option<Value>, BrokerError> {
         let op = r.operation;
         // Every book answer first runs the fills due up to now, under the book's lock.
         let book = &self.book;
@@ -242,7 +225,7 @@ impl PaperBroker {
                 };
             }
             Endpoint::Alerts | Endpoint::AlertDetails | Endpoint::DeleteAlerts => {
-                return Err(not_available());
+                return Err(not_available(op));
             }
         };
         match answer {
@@ -296,9 +279,10 @@ impl Broker for PaperBroker {
             // redb work is blocking; keep it off the async workers. Once started, a
             // mutation runs to completion even if the caller is cancelled — like a request
             // that reached E*TRADE.
+            let op = request.operation;
             tokio::task::spawn_blocking(move || me.route(&request, body))
                 .await
-                .map_err(|_| ToolError::internal())?
+                .map_err(|_| BrokerError::internal(op))?
         })
     }
 }

@@ -8,7 +8,7 @@ use super::touch::{Greeks, MarketData, OptionContract, Touch};
 use crate::broker::Broker;
 use crate::contract::errors::{ErrorCode, ToolError};
 use crate::etrade::models::money::decimal_of;
-use crate::etrade::{EtradeRequest, EtradeSession};
+use crate::etrade::{BrokerError, EtradeRequest, EtradeSession};
 use jiff::Timestamp;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -47,9 +47,9 @@ pub struct LiveQuotes {
 }
 
 /// Errors that mean "no usable credentials": fall back to the simulator.
-fn not_logged_in(e: &ToolError) -> bool {
+fn not_logged_in(e: &BrokerError) -> bool {
     matches!(
-        e.code,
+        ToolError::from(e.clone()).code,
         ErrorCode::AuthenticationRequired
             | ErrorCode::AuthorizationExpired
             | ErrorCode::AuthenticationFailed
@@ -91,7 +91,7 @@ impl LiveQuotes {
 
     /// E*TRADE's answer to a quote request, each quote marked with its source and its
     /// touch remembered for fills; `Ok(None)` when the profile has no usable credentials.
-    pub async fn quotes(&self, request: &EtradeRequest) -> Result<Option<Value>, ToolError> {
+    pub async fn quotes(&self, request: &EtradeRequest) -> Result<Option<Value>, BrokerError> {
         let mut body = match Broker::call(self.session.as_ref(), request).await {
             Ok(Some(b)) => b,
             Ok(None) => return Ok(None),

@@ -51,8 +51,13 @@ pub async fn fetch<A: BrokerAnswer>(
     match broker.call(request).await {
         Ok(body) => Ok(A::from_answer(body, request)
             .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))),
-        Err(e) if whole_call(&e) => Err(e),
-        Err(e) => Ok(A::from_refusal(&e).ok_or(e)),
+        Err(e) => match A::from_refusal(&e) {
+            Some(answer) => Ok(Ok(answer)),
+            None => {
+                let e = ToolError::from(e);
+                if whole_call(&e) { Err(e) } else { Ok(Err(e)) }
+            }
+        },
     }
 }
 

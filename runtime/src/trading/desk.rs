@@ -652,7 +652,7 @@ impl OrderDesk {
             self.failed(journal_id, &e).await;
             return Err(e);
         }
-        match self.session.call(request).await {
+        match self.session.call(request).await.map_err(ToolError::from) {
             Ok(answer) => Ok(answer),
             Err(e) if e.code == ErrorCode::UncertainExecution => {
                 Err(self.uncertain_from(journal_id, e, may_have).await)

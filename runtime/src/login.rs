@@ -1,13 +1,13 @@
 //! The `etrade auth` flows: login (OAuth 1.0a out-of-band), status, renew and logout. Every
 //! change to the stored entry happens under the entry's inter-process lock.
 
-use crate::contract::broker_message::KnownSecrets;
 use crate::contract::error_mapping::{BrokerFailure, OauthProblem, Operation, to_tool_error};
 use crate::contract::errors::ToolError;
 use crate::credentials::{
     CoordinationError, Coordinator, CredentialEstimate, CredentialKey, CredentialStore, Secret,
     StoredCredentials, estimate,
 };
+use crate::etrade::broker_message::KnownSecrets;
 use crate::etrade::oauth::Signer;
 use crate::etrade::{Endpoint, EtradeHttp, EtradeRequest, session};
 use std::sync::Arc;
