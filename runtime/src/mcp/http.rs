@@ -136,7 +136,7 @@ impl BoundHttp {
 
 /// A client must finish its request head within this time, or its connection is closed:
 /// connections that stall mid-head (slowloris) would otherwise pile up until the process
-/// runs out of file descriptors and nobody is served (`tests/http_load.rs`).
+/// runs out of file descriptors and nobody is served (`tests/mcp/http_load.rs`).
 pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// A client must send its whole request body within this time after the head, or it is
 /// answered 408 and its connection closed: hyper has no body timeout, and stalled bodies

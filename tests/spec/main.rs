@@ -1,0 +1,8 @@
+//! The spec and what is generated from it: inventory, freshness, validation properties.
+//!
+//! One test binary per area (linking one binary per file costs minutes on two cores); each
+//! file is a module named as it was.
+
+mod generated_fresh;
+mod inventory;
+mod validation_props;
