@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["platform", "paths", "time", "logging", "store_lease"],
     &["config"],
+    &["emulation"],
     &["credentials"],
     &["etrade"],
     &["contract", "broker"],
@@ -154,6 +155,26 @@ fn runtime_modules_use_only_earlier_layers() {
     assert!(files.len() > 50, "read the runtime's sources");
     let problems = check(&files, KNOWN);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The E*TRADE client parses E*TRADE's answers on its own, so the fake server (built on the
+/// emulation) still tests it: nothing under `runtime/src/etrade` may name `crate::emulation`.
+#[test]
+fn the_etrade_client_does_not_use_the_emulation() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/src");
+    let mut files = Vec::new();
+    sources(&base, &base, &mut files);
+    let uses: Vec<String> = edges(&files)
+        .into_iter()
+        .filter(|((from, to), _)| from == "etrade" && to == "emulation")
+        .map(|(_, at)| at)
+        .collect();
+    assert!(
+        uses.is_empty(),
+        "the E*TRADE client must not use crate::emulation (the fake server is built on it and \
+         tests the client's own parsing): {}",
+        uses.join(", ")
+    );
 }
 
 #[test]

@@ -3,6 +3,8 @@
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use runtime::emulation::codes;
+use runtime::emulation::query_params::ParamError;
 use serde_json::{Value, json};
 
 use crate::config::OauthErrorStyle;
@@ -53,6 +55,21 @@ pub(crate) fn api_error(status: StatusCode, code: i64, message: &str) -> Respons
         status,
         &json!({"Error": {"code": code, "message": message}}),
     )
+}
+
+/// 400 code 1: a query parameter has an invalid value.
+pub(crate) fn invalid_param(name: &str) -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        codes::INVALID_PARAMETER,
+        &codes::invalid_parameter(name),
+    )
+}
+
+/// E*TRADE's answer to a refused query parameter.
+pub(crate) fn param_refusal(e: &ParamError) -> Response {
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    api_error(status, e.code(), &e.to_string())
 }
 
 /// 204 with an empty body (E*TRADE's "no records").

@@ -5,11 +5,14 @@ use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
+use super::PaperError;
 use super::answers::{self, num};
 use super::engine::{self, Ctx};
-use super::request::{self, OrderRequest};
-use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State, Status};
-use super::{PaperError, codes};
+use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State};
+use crate::emulation::cancel_request::cancel_order_id;
+use crate::emulation::order_echo::{disclosure, message};
+use crate::emulation::order_request::{self, ParsedOrder};
+use crate::emulation::{OrderRequest, OrderRoot, OrderScope, OrderStatus, OrderTerm, codes};
 use crate::trading::calendar::phase_at;
 
 /// How long a preview can be placed (simulated time).
@@ -34,19 +37,13 @@ fn check_changeable(
             codes::ORDER_NOT_FOUND_MESSAGE,
         ));
     };
-    if old.status != Status::Open {
+    if old.status != OrderStatus::Open {
         return Err(PaperError::rejected(
             codes::NOT_CHANGEABLE,
             codes::NOT_CHANGEABLE_MESSAGE,
         ));
     }
-    let same_legs = old.legs.len() == r.legs.len()
-        && old
-            .legs
-            .iter()
-            .zip(&r.legs)
-            .all(|(a, b)| a.instrument == b.instrument && a.action == b.action);
-    if old.request.order_type != r.order_type || !same_legs {
+    if !r.keeps_shape_of(&old.request) {
         return Err(PaperError::rejected(
             codes::CHANGE_NOT_ALLOWED,
             codes::CHANGE_NOT_ALLOWED_MESSAGE,
@@ -79,7 +76,7 @@ pub(super) fn preview_op(
     change_of: Option<i64>,
 ) -> Result<Value, PaperError> {
     let a = answers::account(s, account_key)?.clone();
-    let (req, _) = request::parse(body, "PreviewOrderRequest")?;
+    let req = order_request::parse(body, OrderRoot::Preview, OrderScope::PaperAccount)?.request;
     if let Some(id) = change_of {
         check_changeable(s, account_key, id, &req)?;
     }
@@ -110,7 +107,7 @@ pub(super) fn preview_op(
         Decimal::ZERO
     };
     let mut body = json!({
-        "orderType": req.order_type,
+        "orderType": req.order_type.as_str(),
         "totalOrderValue": num(est.value),
         "totalCommission": num(est.commission),
         "previewTime": now.as_millisecond(),
@@ -121,9 +118,9 @@ pub(super) fn preview_op(
         "isEmployee": false,
         "commissionMessage": "",
         "clientOrderId": req.client_order_id,
-        "Order": [answers::echo_order(&req, &est, &[answers::message(9020, "The estimated commission and total amount may differ from the actual amounts when your order executes.")])],
+        "Order": [answers::echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
         "PreviewIds": [{"previewId": preview_id, "cashMargin": a.mode()}],
-        "Disclosure": answers::disclosure(&req),
+        "Disclosure": disclosure(&req),
     });
     if let Some(m) = body.as_object_mut() {
         let key = if a.margin {
@@ -159,8 +156,12 @@ pub(super) fn place_op(
     change_of: Option<i64>,
 ) -> Result<Value, PaperError> {
     let a = answers::account(s, account_key)?.clone();
-    let (req, ids) = request::parse(body, "PlaceOrderRequest")?;
-    let preview_id = request::preview_id(ids.as_ref()).ok_or_else(PaperError::timed_out)?;
+    let ParsedOrder {
+        request: req,
+        preview_ids,
+    } = order_request::parse(body, OrderRoot::Place, OrderScope::PaperAccount)?;
+    let preview_id =
+        order_request::preview_id(preview_ids.as_ref()).ok_or_else(PaperError::timed_out)?;
     let Some(preview) = s.previews.get(&preview_id).cloned() else {
         return Err(PaperError::timed_out());
     };
@@ -196,13 +197,13 @@ pub(super) fn place_op(
     if let Some(old_id) = change_of
         && let Some(mut old) = s.orders.get(&old_id).cloned()
     {
-        old.status = Status::Cancelled;
+        old.status = OrderStatus::Cancelled;
         old.cancel_at = Some(now);
         old.replaced_by = Some(order_id);
         old.push_event("ORDER_CANCELLED", now);
         s.put_order(old);
     }
-    let expires_at = (req.order_term == "GOOD_FOR_DAY")
+    let expires_at = (req.order_term == OrderTerm::GoodForDay)
         .then(|| engine::day_end(now, req.extended()))
         .flatten();
     let mut order = OrderRec {
@@ -222,7 +223,7 @@ pub(super) fn place_op(
                 fill_value: Decimal::ZERO,
             })
             .collect(),
-        status: Status::Open,
+        status: OrderStatus::Open,
         preview_at: preview.created_at,
         placed_at: now,
         executed_at: None,
@@ -241,13 +242,11 @@ pub(super) fn place_op(
     order.push_event("ORDER_PLACED", now);
     s.put_order(order);
     engine::evaluate(s, ctx, order_id, now)?;
-    if matches!(
-        req.order_term.as_str(),
-        "IMMEDIATE_OR_CANCEL" | "FILL_OR_KILL"
-    ) && let Some(mut o) = s.orders.get(&order_id).cloned()
+    if req.order_term.decided_when_placed()
+        && let Some(mut o) = s.orders.get(&order_id).cloned()
         && o.status.is_open()
     {
-        o.status = Status::Cancelled;
+        o.status = OrderStatus::Cancelled;
         o.cancel_at = Some(now);
         o.push_event("ORDER_CANCELLED", now);
         s.put_order(o);
@@ -259,7 +258,7 @@ pub(super) fn place_op(
         codes::PLACED_OUTSIDE_MESSAGE
     };
     Ok(json!({"PlaceOrderResponse": {
-        "orderType": req.order_type,
+        "orderType": req.order_type.as_str(),
         "totalOrderValue": num(est.value),
         "totalCommission": num(est.commission),
         "placedTime": now.as_millisecond(),
@@ -270,9 +269,9 @@ pub(super) fn place_op(
         "isEmployee": false,
         "commissionMsg": "",
         "clientOrderId": req.client_order_id,
-        "Order": [answers::echo_order(&req, &est, &[answers::message(codes::PLACED, text)])],
+        "Order": [answers::echo_order(&req, &est, &[message(codes::PLACED, text)])],
         "OrderIds": [{"orderId": order_id, "cashMargin": a.mode()}],
-        "Disclosure": answers::disclosure(&req),
+        "Disclosure": disclosure(&req),
     }}))
 }
 
@@ -283,7 +282,7 @@ pub(super) fn cancel_op(
     body: &Value,
 ) -> Result<Value, PaperError> {
     let a = answers::account(s, account_key)?.clone();
-    let id = request::cancel_order_id(body)?;
+    let id = cancel_order_id(body)?;
     let Some(mut o) = s
         .orders
         .get(&id)
@@ -301,7 +300,7 @@ pub(super) fn cancel_op(
             codes::NOT_CANCELLABLE_MESSAGE,
         ));
     }
-    o.status = Status::Cancelled;
+    o.status = OrderStatus::Cancelled;
     o.cancel_at = Some(now);
     o.push_event("ORDER_CANCELLED", now);
     s.put_order(o);
@@ -309,6 +308,6 @@ pub(super) fn cancel_op(
         "accountId": a.id,
         "orderId": id,
         "cancelTime": now.as_millisecond(),
-        "Messages": {"Message": [answers::message(codes::CANCEL_REQUESTED, codes::CANCEL_REQUESTED_MESSAGE)]},
+        "Messages": {"Message": [message(codes::CANCEL_REQUESTED, codes::CANCEL_REQUESTED_MESSAGE)]},
     }}))
 }

@@ -9,26 +9,16 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{Value, json};
+use runtime::emulation::cancel_request::cancel_order_id;
+use runtime::emulation::order_echo::message;
+use runtime::emulation::order_request::json_body;
+use runtime::emulation::{OrderStatus, codes};
+use serde_json::json;
 
-use crate::api::order_request::{invalid, message};
+use crate::api::order_request::refusal;
 use crate::api::orders::account;
-use crate::codes;
 use crate::responses::{api_error, ok_json};
 use crate::state::Shared;
-
-fn order_id(body: &[u8]) -> Result<i64, Response> {
-    let v: Value = serde_json::from_slice(body).map_err(|_| invalid("the body is not JSON"))?;
-    let Some(req) = v.get("CancelOrderRequest").and_then(Value::as_object) else {
-        return Err(invalid("the body has no CancelOrderRequest object"));
-    };
-    match req.get("orderId") {
-        Some(Value::Number(n)) => n.as_i64(),
-        Some(Value::String(v)) => v.trim().parse().ok(),
-        _ => None,
-    }
-    .ok_or_else(|| invalid("orderId is missing or not an integer"))
-}
 
 /// `PUT /v1/accounts/{key}/orders/cancel`
 pub(crate) async fn cancel(
@@ -40,9 +30,9 @@ pub(crate) async fn cancel(
         Ok(a) => a,
         Err(r) => return r,
     };
-    let id = match order_id(&body) {
+    let id = match json_body(&body).and_then(|v| cancel_order_id(&v)) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(e) => return refusal(&e),
     };
     let now_ms = s.now().as_millisecond();
     {
@@ -54,14 +44,14 @@ pub(crate) async fn cancel(
                 codes::ORDER_NOT_FOUND_MESSAGE,
             );
         };
-        if !matches!(o.status.as_str(), "OPEN" | "INDIVIDUAL_FILLS") {
+        if !OrderStatus::parse(&o.status).is_some_and(OrderStatus::is_open) {
             return api_error(
                 StatusCode::BAD_REQUEST,
                 codes::NOT_CANCELLABLE,
                 codes::NOT_CANCELLABLE_MESSAGE,
             );
         }
-        o.status = "CANCELLED".into();
+        o.status = OrderStatus::Cancelled.as_str().into();
         o.cancel_time = Some(now_ms);
     }
     ok_json(

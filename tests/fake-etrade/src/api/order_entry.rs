@@ -17,15 +17,15 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{Value, json};
+use runtime::emulation::order_echo::{disclosure, message};
+use runtime::emulation::order_request::preview_id;
+use runtime::emulation::{OrderRequest, OrderRoot, OrderStatus, codes};
+use serde_json::json;
 
-use crate::api::order_request::{
-    Estimate, OrderRequest, echo_order, estimate, message, parse, preview_id,
-};
+use crate::api::order_request::{CheckedOrder, Estimate, echo_order, estimate, parse};
 use crate::api::orders::{Acct, account};
-use crate::codes;
 use crate::config::PlacedIdLocation;
-use crate::orders_state::{FakeOrder, OrderBook, Preview};
+use crate::orders_state::{FakeLegState, FakeOrder, OrderBook, Preview};
 use crate::responses::{api_error, ok_json};
 use crate::state::Shared;
 
@@ -57,17 +57,10 @@ fn check_changeable(
             codes::ORDER_NOT_FOUND_MESSAGE,
         ));
     };
-    if old.status != "OPEN" {
+    if old.status != OrderStatus::Open.as_str() {
         return Err(error(codes::NOT_CHANGEABLE, codes::NOT_CHANGEABLE_MESSAGE));
     }
-    let same_legs = old.legs.len() == r.legs.len()
-        && old.legs.iter().zip(&r.legs).all(|(a, b)| {
-            a.symbol == b.symbol
-                && a.security_type == b.security_type
-                && a.action == b.action
-                && a.option == b.option
-        });
-    if old.order_type != r.order_type || !same_legs {
+    if !r.keeps_shape_of(&old.request) {
         return Err(error(
             codes::CHANGE_NOT_ALLOWED,
             codes::CHANGE_NOT_ALLOWED_MESSAGE,
@@ -80,11 +73,6 @@ fn dst(s: &Shared) -> bool {
     s.tz.to_offset_info(s.now()).dst().is_dst()
 }
 
-fn disclosure(r: &OrderRequest) -> Value {
-    json!({"ehDisclosureFlag": r.market_session == "EXTENDED", "ahDisclosureFlag": false,
-        "conditionalDisclosureFlag": true, "aoDisclosureFlag": r.all_or_none})
-}
-
 fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Response {
     let acct = match account(s, key) {
         Ok(a) => a,
@@ -94,11 +82,11 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
         Ok(id) => id,
         Err(r) => return r,
     };
-    let req = match parse(s, body, "PreviewOrderRequest") {
+    let req = match parse(s, body, OrderRoot::Preview) {
         Ok(r) => r,
         Err(r) => return r,
     };
-    let est = estimate(s, &req);
+    let est = estimate(s, &req.request);
     if est.debit && est.total() > acct.cash {
         return error(codes::INSUFFICIENT_FUNDS, codes::INSUFFICIENT_FUNDS_MESSAGE);
     }
@@ -107,7 +95,7 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
         let mut inner = s.lock();
         let book = inner.book();
         if let Some(id) = change_of
-            && let Err(r) = check_changeable(book, &acct, id, &req)
+            && let Err(r) = check_changeable(book, &acct, id, &req.request)
         {
             return r;
         }
@@ -123,22 +111,22 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
     let bp = json!({"currentBp": acct.cash, "currentOor": 0.0, "currentNetBp": acct.cash,
         "currentOrderImpact": impact, "netBp": crate::fixtures::round(acct.cash - impact, 2)});
     ok_json(&json!({"PreviewOrderResponse": {
-        "orderType": req.order_type, "totalOrderValue": est.value,
+        "orderType": req.request.order_type.as_str(), "totalOrderValue": est.value,
         "totalCommission": est.commission, "previewTime": now.as_millisecond(),
         "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
         "marginLevelCd": acct.margin_level(), "isEmployee": false,
-        "clientOrderId": req.client_order_id,
+        "clientOrderId": req.request.client_order_id,
         "cashBpDetails": {"settled": bp},
         "Order": [echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
         "PreviewIds": [{"previewId": preview_id, "cashMargin": acct.cash_margin()}],
-        "Disclosure": disclosure(&req),
+        "Disclosure": disclosure(&req.request),
     }}))
 }
 
 fn new_order(
     acct: &Acct,
     key: &str,
-    r: &OrderRequest,
+    r: &CheckedOrder,
     est: &Estimate,
     now_ms: i64,
     preview: i64,
@@ -147,16 +135,17 @@ fn new_order(
         order_id: 0,
         account_id: acct.id.clone(),
         account_key: key.to_string(),
-        client_order_id: Some(r.client_order_id.clone()),
-        order_type: r.order_type.clone(),
-        status: "OPEN".into(),
-        price_type: r.price_type.clone(),
-        order_term: r.order_term.clone(),
-        market_session: r.market_session.clone(),
-        all_or_none: r.all_or_none,
-        limit_price: r.limit_price,
-        stop_price: r.stop_price,
-        legs: r.legs.clone(),
+        request: r.request.clone(),
+        leg_states: r
+            .descriptions
+            .iter()
+            .map(|d| FakeLegState {
+                symbol_description: d.clone(),
+                filled_quantity: 0.0,
+                average_execution_price: None,
+            })
+            .collect(),
+        status: OrderStatus::Open.as_str().into(),
         order_value: est.value,
         commission: est.commission,
         placed_time: now_ms,
@@ -178,14 +167,14 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         Ok(id) => id,
         Err(r) => return r,
     };
-    let req = match parse(s, body, "PlaceOrderRequest") {
+    let req = match parse(s, body, OrderRoot::Place) {
         Ok(r) => r,
         Err(r) => return r,
     };
-    let Some(pid) = preview_id(&req) else {
+    let Some(pid) = preview_id(req.preview_ids.as_ref()) else {
         return timed_out();
     };
-    let est = estimate(s, &req);
+    let est = estimate(s, &req.request);
     let now = s.now();
     let ttl_ms = i64::try_from(s.config.preview_ttl.as_millis()).unwrap_or(i64::MAX);
     let order_id = {
@@ -202,13 +191,13 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
             return timed_out();
         }
         if let Some(id) = change_of
-            && let Err(r) = check_changeable(book, &acct, id, &req)
+            && let Err(r) = check_changeable(book, &acct, id, &req.request)
         {
             return r;
         }
         let exempt = change_of.map(|id| book.lineage(id)).unwrap_or_default();
         let duplicate = book.for_account(&acct.id).any(|o| {
-            o.client_order_id.as_deref() == Some(req.client_order_id.as_str())
+            o.client_order_id() == Some(req.request.client_order_id.as_str())
                 && !exempt.contains(&o.order_id)
         });
         if duplicate {
@@ -224,20 +213,20 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         order.replaces_order_id = change_of;
         let id = book.add_order(order);
         if let Some(old) = change_of.and_then(|o| book.get_mut(o)) {
-            old.status = "CANCELLED".into();
+            old.status = OrderStatus::Cancelled.as_str().into();
             old.cancel_time = Some(now.as_millisecond());
             old.replaced_by_order_id = Some(id);
         }
         id
     };
     let mut answer = json!({
-        "orderType": req.order_type, "totalOrderValue": est.value,
+        "orderType": req.request.order_type.as_str(), "totalOrderValue": est.value,
         "totalCommission": est.commission, "placedTime": now.as_millisecond(),
         "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
         "marginLevelCd": acct.margin_level(), "isEmployee": false,
-        "clientOrderId": req.client_order_id,
+        "clientOrderId": req.request.client_order_id,
         "Order": [echo_order(&req, &est, &[message(codes::PLACED, codes::PLACED_MESSAGE)])],
-        "Disclosure": disclosure(&req),
+        "Disclosure": disclosure(&req.request),
     });
     let at = s.lock().placed_id_location;
     match at {
