@@ -9,6 +9,8 @@
 //! * [`order_request`]: `PreviewOrderRequest` / `PlaceOrderRequest` bodies checked into an
 //!   [`order_request::OrderRequest`]; [`cancel_request`]: `CancelOrderRequest` bodies;
 //!   [`request_error`]: the refusals of both.
+//! * [`entry_rules`]: what a change, a cancel or a repeated `clientOrderId` may do given the
+//!   orders already in the book.
 //! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
@@ -22,6 +24,7 @@ mod wire_enum;
 pub mod action;
 pub mod cancel_request;
 pub mod codes;
+pub mod entry_rules;
 pub mod instrument;
 pub mod json_number;
 pub mod order_echo;
@@ -33,6 +36,7 @@ pub mod query_params;
 pub mod request_error;
 
 pub use self::action::Action;
+pub use self::entry_rules::EntryRefusal;
 pub use self::instrument::{Instrument, Right, SecurityType};
 pub use self::json_number::NumberStyle;
 pub use self::order_fields::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};

@@ -83,53 +83,64 @@ impl Instrument {
         }
     }
 
-    /// The strike of an option.
-    pub fn strike(&self) -> Option<Decimal> {
+    /// An option's underlier, expiry, right and strike.
+    fn option_terms(&self) -> Option<(&str, Date, Right, Decimal)> {
         match self {
-            Instrument::Option { strike, .. } => Some(*strike),
-            _ => None,
-        }
-    }
-
-    /// The OSI key of an option (`AAPL--250620C00150000`), None for anything else.
-    pub fn osi_key(&self) -> Option<String> {
-        let Instrument::Option {
-            underlying,
-            expiry,
-            right,
-            strike,
-        } = self
-        else {
-            return None;
-        };
-        let thousandths = (strike * Decimal::ONE_THOUSAND).trunc();
-        Some(format!(
-            "{underlying:-<6}{:02}{:02}{:02}{}{:0>8}",
-            expiry.year() % 100,
-            expiry.month(),
-            expiry.day(),
-            if *right == Right::Put { 'P' } else { 'C' },
-            thousandths
-        ))
-    }
-
-    /// How E*TRADE displays the security (`AAPL Jun 20 '25 $150 Call`).
-    pub fn display(&self) -> String {
-        match self {
-            Instrument::Equity { symbol } | Instrument::Fund { symbol, .. } => symbol.clone(),
             Instrument::Option {
                 underlying,
                 expiry,
                 right,
                 strike,
-            } => format!(
-                "{underlying} {} '{:02} ${} {}",
-                expiry.strftime("%b %d"),
-                expiry.year() % 100,
-                strike.normalize(),
-                if *right == Right::Put { "Put" } else { "Call" }
-            ),
+            } => Some((underlying, *expiry, *right, *strike)),
+            Instrument::Equity { .. } | Instrument::Fund { .. } => None,
         }
+    }
+
+    /// The strike of an option.
+    pub fn strike(&self) -> Option<Decimal> {
+        self.option_terms().map(|(_, _, _, strike)| strike)
+    }
+
+    /// The OSI key of an option (`AAPL--250620C00150000`), None for anything else.
+    pub fn osi_key(&self) -> Option<String> {
+        let (underlying, expiry, right, strike) = self.option_terms()?;
+        let thousandths = (strike * Decimal::ONE_THOUSAND).trunc();
+        Some(format!(
+            "{underlying:-<6}{:02}{:02}{:02}{}{thousandths:0>8}",
+            expiry.year() % 100,
+            expiry.month(),
+            expiry.day(),
+            if right == Right::Put { 'P' } else { 'C' },
+        ))
+    }
+
+    /// The symbol a quote request names it by: `IBM:2018:8:17:CALL:200.000000` for an
+    /// option.
+    pub fn quote_symbol(&self) -> String {
+        let Some((underlying, expiry, right, strike)) = self.option_terms() else {
+            return self.symbol().to_string();
+        };
+        format!(
+            "{underlying}:{}:{}:{}:{}:{strike:.6}",
+            expiry.year(),
+            expiry.month(),
+            expiry.day(),
+            right.as_str(),
+        )
+    }
+
+    /// How E*TRADE displays the security (`AAPL Jun 20 '25 $150 Call`).
+    pub fn display(&self) -> String {
+        let Some((underlying, expiry, right, strike)) = self.option_terms() else {
+            return self.symbol().to_string();
+        };
+        format!(
+            "{underlying} {} '{:02} ${} {}",
+            expiry.strftime("%b %d"),
+            expiry.year() % 100,
+            strike.normalize(),
+            if right == Right::Put { "Put" } else { "Call" }
+        )
     }
 
     /// The `Product` block of an order instrument, or with `with_ids` of a position or a

@@ -54,6 +54,20 @@ pub fn mmddyyyy(text: &str) -> Option<Date> {
     Date::new(y, m, d).ok()
 }
 
+/// `pairs` as a query string, `name=value` joined by `&`, both sides percent-encoded by
+/// `encode`. The encoder is the caller's: the emulation must not depend on the E*TRADE
+/// client, which has one.
+pub fn query_string<K: AsRef<str>, V: AsRef<str>>(
+    pairs: &[(K, V)],
+    encode: impl Fn(&str) -> String,
+) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode(k.as_ref()), encode(v.as_ref())))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 /// The portfolio `view` values.
 pub const PORTFOLIO_VIEWS: &[&str] = &[
     "QUICK",

@@ -228,20 +228,6 @@ impl OrderBook {
         self.orders.push(o);
         id
     }
-
-    /// The ids of this order and of every order it (transitively) replaced.
-    pub fn lineage(&self, order_id: i64) -> Vec<i64> {
-        let mut ids = vec![order_id];
-        let mut cur = self.get(order_id).and_then(|o| o.replaces_order_id);
-        while let Some(id) = cur {
-            if ids.contains(&id) {
-                break;
-            }
-            ids.push(id);
-            cur = self.get(id).and_then(|o| o.replaces_order_id);
-        }
-        ids
-    }
 }
 
 /// Order and alert controls shared by [`crate::FakeEtrade`] and the `/__fake/` HTTP API.

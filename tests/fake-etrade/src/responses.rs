@@ -3,8 +3,8 @@
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use runtime::emulation::codes;
-use runtime::emulation::query_params::ParamError;
+use runtime::emulation::query_params::{self, ParamError};
+use runtime::emulation::{EntryRefusal, codes};
 use serde_json::{Value, json};
 
 use crate::config::OauthErrorStyle;
@@ -57,6 +57,15 @@ pub(crate) fn api_error(status: StatusCode, code: i64, message: &str) -> Respons
     )
 }
 
+/// E*TRADE's 400 answer to an order entry the book refuses.
+pub(crate) fn entry_refusal(refusal: EntryRefusal) -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        refusal.code(),
+        &refusal.to_string(),
+    )
+}
+
 /// 400 code 1: a query parameter has an invalid value.
 pub(crate) fn invalid_param(name: &str) -> Response {
     api_error(
@@ -85,17 +94,7 @@ pub(crate) fn text(status: StatusCode, body: impl Into<String>) -> Response {
 
 /// An OAuth token response body (`application/x-www-form-urlencoded`).
 pub(crate) fn form(pairs: &[(&str, &str)]) -> Response {
-    let body = pairs
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "{}={}",
-                runtime::etrade::oauth::encode(k),
-                runtime::etrade::oauth::encode(v)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("&");
+    let body = query_params::query_string(pairs, runtime::etrade::oauth::encode);
     with_type(
         StatusCode::OK,
         "application/x-www-form-urlencoded;charset=UTF-8",

@@ -99,19 +99,6 @@ fn next_link(path: &str, q: &EtradeRequest, name: &str, value: String) -> String
         .map(|(k, v)| (k.to_string(), v.wire()))
         .collect();
     pairs.push((name.to_string(), value));
-    format!("{BASE_URL}{path}?{}", query_string(&pairs))
-}
-
-fn query_string(pairs: &[(String, String)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "{}={}",
-                crate::etrade::oauth::encode(k),
-                crate::etrade::oauth::encode(v)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("&")
+    let query = query_params::query_string(&pairs, crate::etrade::oauth::encode);
+    format!("{BASE_URL}{path}?{query}")
 }

@@ -11,8 +11,8 @@ use super::state::{
 };
 use super::{PaperConfig, PaperError};
 use crate::emulation::{
-    Action, Instrument, LegRequest, OrderRequest, OrderStatus, OrderTerm, OrderType, PriceType,
-    codes,
+    Action, EntryRefusal, Instrument, LegRequest, OrderRequest, OrderStatus, OrderTerm, OrderType,
+    PriceType, codes,
 };
 use crate::paper::touch::{MarketData, OptionContract, Touch};
 use crate::trading::calendar::{
@@ -290,10 +290,7 @@ pub(crate) fn check_order(
     }
     let est = estimate(ctx.config, r, &touches);
     if est.debit && est.total() > buying_power(state, ctx, account_key, change_of, at) {
-        return Err(PaperError::rejected(
-            codes::INSUFFICIENT_FUNDS,
-            codes::INSUFFICIENT_FUNDS_MESSAGE,
-        ));
+        return Err(EntryRefusal::InsufficientFunds.into());
     }
     Ok((est, touches))
 }

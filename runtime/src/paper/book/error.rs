@@ -3,7 +3,7 @@
 //! of the refusals are [`crate::emulation::codes`].
 
 use crate::emulation::query_params::ParamError;
-use crate::emulation::{RequestError, codes};
+use crate::emulation::{EntryRefusal, RequestError, codes};
 use crate::store_lease::LeaseError;
 
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +40,12 @@ impl From<RequestError> for PaperError {
     }
 }
 
+impl From<EntryRefusal> for PaperError {
+    fn from(refusal: EntryRefusal) -> PaperError {
+        PaperError::rejected(refusal.code(), &refusal.to_string())
+    }
+}
+
 impl From<ParamError> for PaperError {
     fn from(err: ParamError) -> PaperError {
         PaperError::Rejected {
@@ -62,9 +68,5 @@ impl PaperError {
 
     pub(crate) fn unknown_account() -> PaperError {
         PaperError::rejected(codes::ACCOUNT_KEY, codes::ACCOUNT_KEY_MESSAGE)
-    }
-
-    pub(super) fn timed_out() -> PaperError {
-        PaperError::rejected(codes::PREVIEW_TIMED_OUT, codes::PREVIEW_TIMED_OUT_MESSAGE)
     }
 }

@@ -10,6 +10,7 @@ use super::answers::{self, num};
 use super::engine::{self, Ctx};
 use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State};
 use crate::emulation::cancel_request::cancel_order_id;
+use crate::emulation::entry_rules::{self, EntryRefusal};
 use crate::emulation::order_echo::{disclosure, message};
 use crate::emulation::order_request::{self, ParsedOrder};
 use crate::emulation::{OrderRequest, OrderRoot, OrderScope, OrderStatus, OrderTerm, codes};
@@ -20,6 +21,13 @@ const PREVIEW_TTL: SignedDuration = SignedDuration::from_mins(15);
 /// Previews older than this are dropped (with the next preview).
 const PREVIEW_RETENTION: SignedDuration = SignedDuration::from_hours(24);
 
+/// The account's order `order_id`, if it has one.
+fn account_order<'a>(s: &'a State, account_key: &str, order_id: i64) -> Option<&'a OrderRec> {
+    s.orders
+        .get(&order_id)
+        .filter(|o| o.account_key == account_key)
+}
+
 /// The order being changed must be this account's, OPEN, and keep its shape.
 fn check_changeable(
     s: &State,
@@ -27,29 +35,8 @@ fn check_changeable(
     order_id: i64,
     r: &OrderRequest,
 ) -> Result<(), PaperError> {
-    let Some(old) = s
-        .orders
-        .get(&order_id)
-        .filter(|o| o.account_key == account_key)
-    else {
-        return Err(PaperError::rejected(
-            codes::ORDER_NOT_FOUND,
-            codes::ORDER_NOT_FOUND_MESSAGE,
-        ));
-    };
-    if old.status != OrderStatus::Open {
-        return Err(PaperError::rejected(
-            codes::NOT_CHANGEABLE,
-            codes::NOT_CHANGEABLE_MESSAGE,
-        ));
-    }
-    if !r.keeps_shape_of(&old.request) {
-        return Err(PaperError::rejected(
-            codes::CHANGE_NOT_ALLOWED,
-            codes::CHANGE_NOT_ALLOWED_MESSAGE,
-        ));
-    }
-    Ok(())
+    let old = account_order(s, account_key, order_id).map(|o| (o.status, &o.request));
+    Ok(entry_rules::check_change(old, r)?)
 }
 
 fn bp_details(a: &AccountRec, current: Decimal, reserve: Decimal, impact: Decimal) -> Value {
@@ -133,20 +120,6 @@ pub(super) fn preview_op(
     Ok(json!({ "PreviewOrderResponse": body }))
 }
 
-/// The ids of this order and of every order it (transitively) replaced.
-fn lineage(s: &State, order_id: i64) -> Vec<i64> {
-    let mut ids = vec![order_id];
-    let mut cur = s.orders.get(&order_id).and_then(|o| o.replaces);
-    while let Some(id) = cur {
-        if ids.contains(&id) {
-            break;
-        }
-        ids.push(id);
-        cur = s.orders.get(&id).and_then(|o| o.replaces);
-    }
-    ids
-}
-
 pub(super) fn place_op(
     s: &mut State,
     ctx: &Ctx<'_>,
@@ -161,9 +134,9 @@ pub(super) fn place_op(
         preview_ids,
     } = order_request::parse(body, OrderRoot::Place, OrderScope::PaperAccount)?;
     let preview_id =
-        order_request::preview_id(preview_ids.as_ref()).ok_or_else(PaperError::timed_out)?;
+        order_request::preview_id(preview_ids.as_ref()).ok_or(EntryRefusal::PreviewTimedOut)?;
     let Some(preview) = s.previews.get(&preview_id).cloned() else {
-        return Err(PaperError::timed_out());
+        return Err(EntryRefusal::PreviewTimedOut.into());
     };
     let fresh = !preview.used
         && preview.account_key == account_key
@@ -171,22 +144,21 @@ pub(super) fn place_op(
         && preview.request == req
         && now.duration_since(preview.created_at) <= PREVIEW_TTL;
     if !fresh {
-        return Err(PaperError::timed_out());
+        return Err(EntryRefusal::PreviewTimedOut.into());
     }
     if let Some(id) = change_of {
         check_changeable(s, account_key, id, &req)?;
     }
-    let exempt = change_of.map(|id| lineage(s, id)).unwrap_or_default();
+    let exempt = change_of
+        .map(|id| entry_rules::lineage(id, |o| s.orders.get(&o).and_then(|o| o.replaces)))
+        .unwrap_or_default();
     let duplicate = s.orders.values().any(|o| {
         o.account_key == account_key
             && o.client_order_id == req.client_order_id
             && !exempt.contains(&o.order_id)
     });
     if duplicate {
-        return Err(PaperError::rejected(
-            codes::DUPLICATE_CLIENT_ORDER_ID,
-            codes::DUPLICATE_CLIENT_ORDER_ID_MESSAGE,
-        ));
+        return Err(EntryRefusal::DuplicateClientOrderId.into());
     }
     let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     s.put_preview(PreviewRec {
@@ -283,23 +255,11 @@ pub(super) fn cancel_op(
 ) -> Result<Value, PaperError> {
     let a = answers::account(s, account_key)?.clone();
     let id = cancel_order_id(body)?;
-    let Some(mut o) = s
-        .orders
-        .get(&id)
-        .filter(|o| o.account_key == account_key)
-        .cloned()
-    else {
-        return Err(PaperError::rejected(
-            codes::ORDER_NOT_FOUND,
-            codes::ORDER_NOT_FOUND_MESSAGE,
-        ));
+    let order = account_order(s, account_key, id);
+    entry_rules::check_cancel(order.map(|o| o.status))?;
+    let Some(mut o) = order.cloned() else {
+        return Err(EntryRefusal::OrderNotFound.into());
     };
-    if !o.status.is_open() {
-        return Err(PaperError::rejected(
-            codes::NOT_CANCELLABLE,
-            codes::NOT_CANCELLABLE_MESSAGE,
-        ));
-    }
     o.status = OrderStatus::Cancelled;
     o.cancel_at = Some(now);
     o.push_event("ORDER_CANCELLED", now);

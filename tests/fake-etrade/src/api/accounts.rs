@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use runtime::emulation::codes;
 use runtime::emulation::query_params::{self, PORTFOLIO_VIEWS};
+use runtime::etrade::oauth;
 use serde_json::{Map, Value, json};
 
 use crate::fixtures::{AccountFixture, PositionFixture, TransactionFixture, pct, round};
@@ -583,17 +584,7 @@ fn next_url(base: &str, key: &str, q: &HashMap<String, String>, page: usize) -> 
         .collect();
     pairs.push(("pageNumber".into(), page.to_string()));
     pairs.sort();
-    let qs = pairs
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "{}={}",
-                runtime::etrade::oauth::encode(k),
-                runtime::etrade::oauth::encode(v)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("&");
+    let qs = query_params::query_string(&pairs, oauth::encode);
     format!("{base}/v1/accounts/{key}/portfolio?{qs}")
 }
 
@@ -838,17 +829,7 @@ pub(crate) async fn transactions(
             .collect();
         pairs.push(("marker".into(), marker.clone()));
         pairs.sort();
-        let qs = pairs
-            .iter()
-            .map(|(k, v)| {
-                format!(
-                    "{}={}",
-                    runtime::etrade::oauth::encode(k),
-                    runtime::etrade::oauth::encode(v)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("&");
+        let qs = query_params::query_string(&pairs, oauth::encode);
         obj.insert(
             "next".into(),
             json!(format!(

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use runtime::emulation::cancel_request::cancel_order_id;
+use runtime::emulation::entry_rules::{self, EntryRefusal};
 use runtime::emulation::order_echo::message;
 use runtime::emulation::order_request::json_body;
 use runtime::emulation::{OrderStatus, codes};
@@ -17,7 +17,7 @@ use serde_json::json;
 
 use crate::api::order_request::refusal;
 use crate::api::orders::account;
-use crate::responses::{api_error, ok_json};
+use crate::responses::{entry_refusal, ok_json};
 use crate::state::Shared;
 
 /// `PUT /v1/accounts/{key}/orders/cancel`
@@ -37,20 +37,14 @@ pub(crate) async fn cancel(
     let now_ms = s.now().as_millisecond();
     {
         let mut inner = s.lock();
-        let Some(o) = inner.book().get_mut(id).filter(|o| o.account_id == acct.id) else {
-            return api_error(
-                StatusCode::BAD_REQUEST,
-                codes::ORDER_NOT_FOUND,
-                codes::ORDER_NOT_FOUND_MESSAGE,
-            );
-        };
-        if !OrderStatus::parse(&o.status).is_some_and(OrderStatus::is_open) {
-            return api_error(
-                StatusCode::BAD_REQUEST,
-                codes::NOT_CANCELLABLE,
-                codes::NOT_CANCELLABLE_MESSAGE,
-            );
+        let order = inner.book().get_mut(id).filter(|o| o.account_id == acct.id);
+        let status = order.as_ref().and_then(|o| OrderStatus::parse(&o.status));
+        if let Err(refusal) = entry_rules::check_cancel(status) {
+            return entry_refusal(refusal);
         }
+        let Some(o) = order else {
+            return entry_refusal(EntryRefusal::OrderNotFound);
+        };
         o.status = OrderStatus::Cancelled.as_str().into();
         o.cancel_time = Some(now_ms);
     }

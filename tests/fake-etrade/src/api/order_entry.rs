@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::Response;
+use runtime::emulation::entry_rules::{self, EntryRefusal};
 use runtime::emulation::order_echo::{disclosure, message};
 use runtime::emulation::order_request::preview_id;
 use runtime::emulation::{OrderRequest, OrderRoot, OrderStatus, codes};
@@ -26,22 +26,14 @@ use crate::api::order_request::{CheckedOrder, Estimate, echo_order, estimate, pa
 use crate::api::orders::{Acct, account};
 use crate::config::PlacedIdLocation;
 use crate::orders_state::{FakeLegState, FakeOrder, OrderBook, Preview};
-use crate::responses::{api_error, ok_json};
+use crate::responses::{entry_refusal, ok_json};
 use crate::state::Shared;
-
-fn error(code: i64, message: &str) -> Response {
-    api_error(StatusCode::BAD_REQUEST, code, message)
-}
-
-fn timed_out() -> Response {
-    error(codes::PREVIEW_TIMED_OUT, codes::PREVIEW_TIMED_OUT_MESSAGE)
-}
 
 fn order_id_param(raw: &str) -> Result<i64, Response> {
     raw.parse::<i64>()
         .ok()
         .filter(|id| *id > 0)
-        .ok_or_else(|| error(codes::ORDER_NOT_FOUND, codes::ORDER_NOT_FOUND_MESSAGE))
+        .ok_or_else(|| entry_refusal(EntryRefusal::OrderNotFound))
 }
 
 /// The order being changed must be this account's, OPEN, and keep its shape.
@@ -51,22 +43,15 @@ fn check_changeable(
     order_id: i64,
     r: &OrderRequest,
 ) -> Result<(), Response> {
-    let Some(old) = book.get(order_id).filter(|o| o.account_id == acct.id) else {
-        return Err(error(
-            codes::ORDER_NOT_FOUND,
-            codes::ORDER_NOT_FOUND_MESSAGE,
-        ));
+    let old = book
+        .get(order_id)
+        .filter(|o| o.account_id == acct.id)
+        .map(|o| (OrderStatus::parse(&o.status), &o.request));
+    let old = match old {
+        Some((Some(status), request)) => Some((status, request)),
+        _ => None,
     };
-    if old.status != OrderStatus::Open.as_str() {
-        return Err(error(codes::NOT_CHANGEABLE, codes::NOT_CHANGEABLE_MESSAGE));
-    }
-    if !r.keeps_shape_of(&old.request) {
-        return Err(error(
-            codes::CHANGE_NOT_ALLOWED,
-            codes::CHANGE_NOT_ALLOWED_MESSAGE,
-        ));
-    }
-    Ok(())
+    entry_rules::check_change(old, r).map_err(entry_refusal)
 }
 
 fn dst(s: &Shared) -> bool {
@@ -88,7 +73,7 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
     };
     let est = estimate(s, &req.request);
     if est.debit && est.total() > acct.cash {
-        return error(codes::INSUFFICIENT_FUNDS, codes::INSUFFICIENT_FUNDS_MESSAGE);
+        return entry_refusal(EntryRefusal::InsufficientFunds);
     }
     let now = s.now();
     let preview_id = {
@@ -172,7 +157,7 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         Err(r) => return r,
     };
     let Some(pid) = preview_id(req.preview_ids.as_ref()) else {
-        return timed_out();
+        return entry_refusal(EntryRefusal::PreviewTimedOut);
     };
     let est = estimate(s, &req.request);
     let now = s.now();
@@ -188,23 +173,22 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
                 && now.as_millisecond() - p.created_at.as_millisecond() <= ttl_ms
         });
         if !fresh {
-            return timed_out();
+            return entry_refusal(EntryRefusal::PreviewTimedOut);
         }
         if let Some(id) = change_of
             && let Err(r) = check_changeable(book, &acct, id, &req.request)
         {
             return r;
         }
-        let exempt = change_of.map(|id| book.lineage(id)).unwrap_or_default();
+        let exempt = change_of
+            .map(|id| entry_rules::lineage(id, |o| book.get(o).and_then(|o| o.replaces_order_id)))
+            .unwrap_or_default();
         let duplicate = book.for_account(&acct.id).any(|o| {
             o.client_order_id() == Some(req.request.client_order_id.as_str())
                 && !exempt.contains(&o.order_id)
         });
         if duplicate {
-            return error(
-                codes::DUPLICATE_CLIENT_ORDER_ID,
-                codes::DUPLICATE_CLIENT_ORDER_ID_MESSAGE,
-            );
+            return entry_refusal(EntryRefusal::DuplicateClientOrderId);
         }
         if let Some(p) = book.previews.get_mut(&pid) {
             p.used = true;

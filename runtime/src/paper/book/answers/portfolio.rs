@@ -11,31 +11,12 @@ use super::{
     positive_param, query,
 };
 use crate::emulation::query_params::PORTFOLIO_VIEWS;
-use crate::emulation::{Instrument, NumberStyle, codes};
+use crate::emulation::{NumberStyle, codes};
 use crate::paper::book::PaperError;
 use crate::paper::book::engine::{Ctx, cents, mark, touch};
 use crate::paper::book::state::{AccountRec, LotRec, PositionRec, State};
 use crate::paper::touch::{Greeks, OptionContract};
 use crate::trading::calendar::{regular_hours, trading_day};
-
-fn quote_symbol(i: &Instrument) -> String {
-    match i {
-        Instrument::Equity { symbol } | Instrument::Fund { symbol, .. } => symbol.clone(),
-        Instrument::Option {
-            underlying,
-            expiry,
-            right,
-            strike,
-        } => format!(
-            "{underlying}:{}:{}:{}:{}:{:.6}",
-            expiry.year(),
-            expiry.month(),
-            expiry.day(),
-            right.as_str(),
-            strike
-        ),
-    }
-}
 
 /// The close of the last regular session before `now`'s trading day.
 fn previous_close(now: Timestamp) -> Option<Timestamp> {
@@ -244,7 +225,7 @@ fn position_json(
         "quoteDetails",
         json!(format!(
             "{BASE_URL}/v1/market/quote/{}",
-            quote_symbol(&p.instrument)
+            p.instrument.quote_symbol()
         )),
     );
     let (name, x) = view_json(view, p, v, now);
