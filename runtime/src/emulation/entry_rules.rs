@@ -88,3 +88,59 @@ pub fn lineage(order_id: i64, replaces: impl Fn(i64) -> Option<i64>) -> Vec<i64>
     }
     ids
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulation::order_request::{OrderRoot, OrderScope, parse};
+
+    fn request(symbol: &str, order_type: &str) -> Option<OrderRequest> {
+        let body = serde_json::json!({"PreviewOrderRequest": {"orderType": order_type,
+            "clientOrderId": "c1", "Order": {"priceType": "MARKET",
+                "orderTerm": "GOOD_FOR_DAY", "marketSession": "REGULAR",
+                "Instrument": {"Product": {"securityType": "EQ", "symbol": symbol},
+                    "orderAction": "BUY", "quantityType": "QUANTITY", "quantity": 1}}}});
+        parse(&body, OrderRoot::Preview, OrderScope::Etrade)
+            .ok()
+            .map(|p| p.request)
+    }
+
+    #[test]
+    fn only_an_open_order_changes_and_keeps_its_shape() {
+        let (Some(aapl), Some(ibm)) = (request("AAPL", "EQ"), request("IBM", "EQ")) else {
+            panic!("requests");
+        };
+        let open = Some((OrderStatus::Open, &aapl));
+        assert_eq!(check_change(open, &aapl), Ok(()));
+        assert_eq!(
+            check_change(open, &ibm),
+            Err(EntryRefusal::ChangeNotAllowed)
+        );
+        let done = Some((OrderStatus::Executed, &aapl));
+        assert_eq!(check_change(done, &aapl), Err(EntryRefusal::NotChangeable));
+        assert_eq!(check_change(None, &aapl), Err(EntryRefusal::OrderNotFound));
+    }
+
+    #[test]
+    fn only_a_working_order_cancels() {
+        assert_eq!(check_cancel(Some(OrderStatus::IndividualFills)), Ok(()));
+        assert_eq!(
+            check_cancel(Some(OrderStatus::Cancelled)),
+            Err(EntryRefusal::NotCancellable)
+        );
+        assert_eq!(check_cancel(None), Err(EntryRefusal::OrderNotFound));
+        assert_eq!(EntryRefusal::NotCancellable.code(), codes::NOT_CANCELLABLE);
+    }
+
+    #[test]
+    fn lineage_follows_replacements_and_stops_at_a_cycle() {
+        let replaces = |id| match id {
+            3 => Some(2),
+            2 => Some(1),
+            1 => Some(3),
+            _ => None,
+        };
+        assert_eq!(lineage(3, replaces), [3, 2, 1]);
+        assert_eq!(lineage(9, replaces), [9]);
+    }
+}

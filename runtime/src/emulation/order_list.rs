@@ -203,3 +203,71 @@ fn date_range(
         (None, _) => Err(ParamError::Invalid("toDate")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn query(pairs: &[(&str, &str)]) -> Result<OrderListQuery, ParamError> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        OrderListQuery::parse(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let all = query(&[]).expect("defaults");
+        assert_eq!((all.count, all.start), (25, 0));
+        assert_eq!(all.filter, OrderListFilter::default());
+        assert_eq!(query(&[("count", "0")]), Err(ParamError::Invalid("count")));
+        assert_eq!(query(&[("count", "101")]), Err(ParamError::CountTooLarge));
+        assert_eq!(
+            query(&[("marker", "x")]),
+            Err(ParamError::Invalid("marker"))
+        );
+        assert_eq!(query(&[("marker", &marker(30))]).map(|q| q.start), Ok(30));
+        assert_eq!(
+            query(&[("status", "open")]),
+            Err(ParamError::Invalid("status"))
+        );
+        let same_day = [("fromDate", "10012026"), ("toDate", "10012026")];
+        assert_eq!(query(&same_day), Err(ParamError::Invalid("toDate")));
+        assert_eq!(
+            query(&[("fromDate", "10012026")]),
+            Err(ParamError::Invalid("fromDate"))
+        );
+        let many = vec!["A"; 26].join(",");
+        assert_eq!(
+            query(&[("symbol", &many)]),
+            Err(ParamError::Invalid("symbol"))
+        );
+        assert_eq!(
+            query(&[("transactionType", "MF_EXCHANGE")]).map(|q| q.filter.transaction_type),
+            Ok(Some(ListTransactionType::MutualFundExchange))
+        );
+    }
+
+    #[test]
+    fn pages_are_newest_first_with_a_next_link() {
+        let q = query(&[("count", "2")]).expect("query");
+        let links = OrderLinks {
+            base_url: "https://api.example",
+            account_key: "K",
+        };
+        let page = orders_page(vec![1, 3, 2], &q, |n| *n, &links, |n| json!(n)).expect("page");
+        let body = &page["OrdersResponse"];
+        assert_eq!(body["Order"], json!([3, 2]));
+        assert_eq!(body["marker"], json!(marker(2)));
+        let next = body["next"].as_str().unwrap_or_default();
+        assert!(next.starts_with("https://api.example/v1/accounts/K/orders?count=2&marker="));
+        let past = query(&[("marker", &marker(3))]).expect("query");
+        assert_eq!(
+            orders_page(vec![1, 2, 3], &past, |n| *n, &links, |n| json!(n)),
+            None
+        );
+    }
+}

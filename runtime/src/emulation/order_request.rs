@@ -433,3 +433,207 @@ fn legs_fit(order_type: OrderType, legs: &[LegRequest]) -> bool {
         _ => (2..=4).contains(&legs.len()) && count(SecurityType::Option) == legs.len(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::emulation::codes;
+
+    fn body(order: Value) -> Value {
+        json!({"PreviewOrderRequest": {"orderType": "EQ", "clientOrderId": "c1",
+            "Order": [order]}})
+    }
+
+    fn limit_buy() -> Value {
+        json!({"allOrNone": false, "priceType": "LIMIT", "orderTerm": "GOOD_FOR_DAY",
+            "marketSession": "REGULAR", "limitPrice": 170.00,
+            "Instrument": [{"Product": {"securityType": "EQ", "symbol": "aapl"},
+                "orderAction": "BUY", "quantityType": "QUANTITY", "quantity": 10}]})
+    }
+
+    fn with(mut order: Value, path: &[&str], value: Value) -> Value {
+        let mut at = &mut order;
+        for key in path {
+            at = match key.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[*key],
+            };
+        }
+        *at = value;
+        order
+    }
+
+    fn check(order: Value, scope: OrderScope) -> Result<OrderRequest, RequestError> {
+        parse(&body(order), OrderRoot::Preview, scope).map(|p| p.request)
+    }
+
+    fn code(order: Value, scope: OrderScope) -> i64 {
+        check(order, scope).err().map_or(0, |e| e.code())
+    }
+
+    #[test]
+    fn both_scopes_read_the_same_order_and_numbers_as_text_are_the_same() {
+        for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+            let r = check(limit_buy(), scope).expect("accepted");
+            assert_eq!(r.order_type, OrderType::Equity);
+            assert_eq!(r.limit_price, Some(Decimal::from(170)));
+            assert_eq!(
+                r.legs[0].instrument,
+                Instrument::Equity {
+                    symbol: "AAPL".into()
+                }
+            );
+            let texts = with(limit_buy(), &["limitPrice"], json!("170.0"));
+            let texts = with(texts, &["Instrument", "0", "quantity"], json!("10"));
+            assert_eq!(check(texts, scope).ok(), Some(r));
+        }
+    }
+
+    #[test]
+    fn the_paper_account_refuses_what_it_does_not_offer() {
+        let (etrade, paper) = (OrderScope::Etrade, OrderScope::PaperAccount);
+        let trailing = with(limit_buy(), &["priceType"], json!("TRAILING_STOP_CNST"));
+        let trailing = with(trailing, &["stopPrice"], json!(2));
+        let gtd = with(limit_buy(), &["orderTerm"], json!("GOOD_TILL_DATE"));
+        let dollars = with(
+            limit_buy(),
+            &["Instrument", "0", "quantityType"],
+            json!("DOLLAR"),
+        );
+        for unsupported in [trailing, gtd, dollars] {
+            assert_eq!(code(unsupported.clone(), etrade), 0, "{unsupported}");
+            assert_eq!(code(unsupported, paper), codes::NOT_SUPPORTED);
+        }
+        let fractional = with(limit_buy(), &["Instrument", "0", "quantity"], json!(1.5));
+        let ioc_market = with(limit_buy(), &["priceType"], json!("MARKET"));
+        let ioc_market = with(ioc_market, &["orderTerm"], json!("IMMEDIATE_OR_CANCEL"));
+        for invalid in [fractional, ioc_market] {
+            assert_eq!(code(invalid.clone(), etrade), 0, "{invalid}");
+            assert_eq!(code(invalid, paper), codes::INVALID_ORDER_REQUEST);
+        }
+        let fund = json!({"PreviewOrderRequest": {"orderType": "MF", "clientOrderId": "c1",
+            "Order": [with(limit_buy(), &["Instrument", "0", "Product", "securityType"],
+                json!("MF"))]}});
+        assert!(parse(&fund, OrderRoot::Preview, etrade).is_ok());
+        let refused = parse(&fund, OrderRoot::Preview, paper).err();
+        assert_eq!(refused, Some(Unsupported::MutualFunds.into()));
+    }
+
+    #[test]
+    fn the_paper_account_keeps_only_the_prices_its_price_type_uses() {
+        let market = with(limit_buy(), &["priceType"], json!("MARKET"));
+        let paper = check(market.clone(), OrderScope::PaperAccount).expect("paper");
+        let etrade = check(market, OrderScope::Etrade).expect("etrade");
+        assert_eq!(paper.limit_price, None);
+        assert_eq!(etrade.limit_price, Some(Decimal::from(170)));
+    }
+
+    #[test]
+    fn refusals_both_scopes_share() {
+        let cases = [
+            (with(limit_buy(), &["marketSession"], json!("EXTENDED")), 0),
+            (
+                with(
+                    with(limit_buy(), &["priceType"], json!("MARKET")),
+                    &["marketSession"],
+                    json!("EXTENDED"),
+                ),
+                codes::EXTENDED_HOURS_LIMIT_ONLY,
+            ),
+            (
+                with(
+                    limit_buy(),
+                    &["Instrument", "0", "quantityType"],
+                    json!(null),
+                ),
+                codes::INVALID_ORDER_REQUEST,
+            ),
+            (
+                with(
+                    limit_buy(),
+                    &["Instrument", "0", "orderAction"],
+                    json!("BUY_OPEN"),
+                ),
+                codes::INVALID_ORDER_REQUEST,
+            ),
+            (
+                with(limit_buy(), &["limitPrice"], json!("abc")),
+                codes::INVALID_ORDER_REQUEST,
+            ),
+            (
+                with(limit_buy(), &["limitPrice"], json!(-1)),
+                codes::INVALID_ORDER_REQUEST,
+            ),
+        ];
+        for (order, expected) in cases {
+            for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+                assert_eq!(code(order.clone(), scope), expected, "{order}");
+            }
+        }
+        let bad_id = json!({"PreviewOrderRequest": {"orderType": "EQ",
+            "clientOrderId": "has space", "Order": [limit_buy()]}});
+        let refused = parse(&bad_id, OrderRoot::Preview, OrderScope::Etrade).err();
+        assert_eq!(refused, Some(RequestError::ClientOrderId));
+    }
+
+    #[test]
+    fn option_legs_need_a_real_expiry() {
+        let call = |month: Value| {
+            json!({"allOrNone": false, "priceType": "MARKET", "orderTerm": "GOOD_FOR_DAY",
+                "marketSession": "REGULAR",
+                "Instrument": [{"Product": {"securityType": "OPTN", "symbol": "AAPL",
+                    "callPut": "CALL", "expiryYear": 2027, "expiryMonth": month,
+                    "expiryDay": 15, "strikePrice": "180"},
+                    "orderAction": "BUY_OPEN", "quantityType": "QUANTITY", "quantity": 1}]})
+        };
+        let order = |month| {
+            json!({"PreviewOrderRequest": {"orderType": "OPTN",
+            "clientOrderId": "o1", "Order": call(month)}})
+        };
+        let ok = parse(&order(json!("1")), OrderRoot::Preview, OrderScope::Etrade)
+            .expect("accepted")
+            .request;
+        assert_eq!(
+            ok.legs[0].instrument.osi_key().as_deref(),
+            Some("AAPL--270115C00180000")
+        );
+        for month in [json!(0), json!(13), json!(1.5)] {
+            let refused = parse(
+                &order(month.clone()),
+                OrderRoot::Preview,
+                OrderScope::Etrade,
+            );
+            assert_eq!(
+                refused.err().map(|e| e.code()),
+                Some(codes::INVALID_ORDER_REQUEST)
+            );
+        }
+    }
+
+    #[test]
+    fn a_place_names_its_preview_in_an_array_of_one() {
+        assert_eq!(preview_id(Some(&json!([{"previewId": 7}]))), Some(7));
+        assert_eq!(preview_id(Some(&json!([{"previewId": "7"}]))), Some(7));
+        assert_eq!(preview_id(Some(&json!({"previewId": 7}))), None);
+        assert_eq!(
+            preview_id(Some(&json!([{"previewId": 7}, {"previewId": 8}]))),
+            None
+        );
+        assert_eq!(preview_id(None), None);
+    }
+
+    #[test]
+    fn stored_requests_keep_their_form() {
+        let stored = json!({"order_type": "EQ", "client_order_id": "c1", "price_type": "LIMIT",
+            "order_term": "GOOD_FOR_DAY", "market_session": "REGULAR", "all_or_none": false,
+            "limit_price": "170", "stop_price": null,
+            "legs": [{"instrument": {"kind": "equity", "symbol": "AAPL"}, "action": "BUY",
+                "quantity": "10"}]});
+        let r: OrderRequest = serde_json::from_value(stored.clone()).expect("reads");
+        assert_eq!(Some(r), check(limit_buy(), OrderScope::PaperAccount).ok());
+        let written = serde_json::to_value(check(limit_buy(), OrderScope::PaperAccount).ok());
+        assert_eq!(written.ok(), Some(stored));
+    }
+}

@@ -69,19 +69,8 @@ pub(crate) fn parse(s: &Shared, body: &[u8], root: OrderRoot) -> Result<CheckedO
         request,
         preview_ids,
     } = order_request::parse(&v, root, OrderScope::Etrade).map_err(|e| refusal(&e))?;
-    let raw_order = v.get(root.as_str()).and_then(|r| r.get("Order"));
-    let wrapped = normalize(&json!({ "Order": raw_order }))
-        .map_err(|detail| refusal(&RequestError::Invalid(detail)))?;
-    let mut orders = match wrapped.get("Order") {
-        Some(Value::Array(a)) => a.clone(),
-        _ => Vec::new(),
-    };
-    if let Some(order) = orders.get_mut(0).and_then(Value::as_object_mut) {
-        order.insert("allOrNone".into(), json!(request.all_or_none));
-    }
     Ok(CheckedOrder {
-        canonical: json!({"orderType": request.order_type.as_str(),
-            "clientOrderId": request.client_order_id, "Order": orders}),
+        canonical: canonical(&v, root, &request).map_err(|e| refusal(&e))?,
         descriptions: request
             .legs
             .iter()
@@ -93,6 +82,24 @@ pub(crate) fn parse(s: &Shared, body: &[u8], root: OrderRoot) -> Result<CheckedO
         request,
         preview_ids,
     })
+}
+
+/// The canonical form of a body the emulation accepted as `r` (see the module docs); a
+/// member named like a number anywhere in the order must be one.
+fn canonical(body: &Value, root: OrderRoot, r: &OrderRequest) -> Result<Value, RequestError> {
+    let raw_order = body.get(root.as_str()).and_then(|req| req.get("Order"));
+    let wrapped = normalize(&json!({ "Order": raw_order })).map_err(RequestError::Invalid)?;
+    let mut orders = match wrapped.get("Order") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => Vec::new(),
+    };
+    if let Some(order) = orders.get_mut(0).and_then(Value::as_object_mut) {
+        order.insert("allOrNone".into(), json!(r.all_or_none));
+    }
+    Ok(
+        json!({"orderType": r.order_type.as_str(), "clientOrderId": r.client_order_id,
+        "Order": orders}),
+    )
 }
 
 /// The bid, ask and description the fake quotes an instrument at.
