@@ -1,8 +1,9 @@
 //! The runtime's top-level modules form layers, and a module may use only its own layer and
 //! the ones before it:
 //!
-//! platform, paths, time, calendar, logging, store_lease → config → credentials → etrade →
-//! contract, broker → trading, login → paper, summaries → mcp (→ the `etrade` binary in `src/`).
+//! platform, paths, time, calendar, logging, store_lease → config → emulation → credentials →
+//! etrade → contract, broker → trading, login → paper, summaries → mcp (→ the `etrade` binary
+//! in `src/`).
 //!
 //! This test reads every `crate::…` path in `runtime/src` (comments aside) and fails on an
 //! import of a later layer, naming the file, the line and the edge. The edges that still break
@@ -22,6 +23,7 @@ const LAYERS: &[&[&str]] = &[
         "store_lease",
     ],
     &["config"],
+    &["emulation"],
     &["credentials"],
     &["etrade"],
     &["contract", "broker"],
@@ -145,6 +147,26 @@ fn runtime_modules_use_only_earlier_layers() {
     assert!(files.len() > 50, "read the runtime's sources");
     let problems = check(&files, KNOWN);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The E*TRADE client parses E*TRADE's answers on its own, so the fake server (built on the
+/// emulation) still tests it: nothing under `runtime/src/etrade` may name `crate::emulation`.
+#[test]
+fn the_etrade_client_does_not_use_the_emulation() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/src");
+    let mut files = Vec::new();
+    sources(&base, &base, &mut files);
+    let uses: Vec<String> = edges(&files)
+        .into_iter()
+        .filter(|((from, to), _)| from == "etrade" && to == "emulation")
+        .map(|(_, at)| at)
+        .collect();
+    assert!(
+        uses.is_empty(),
+        "the E*TRADE client must not use crate::emulation (the fake server is built on it and \
+         tests the client's own parsing): {}",
+        uses.join(", ")
+    );
 }
 
 #[test]

@@ -9,10 +9,12 @@
 #![allow(clippy::result_large_err)]
 
 // The layers, each a folder: the MCP surface, the product contract, the E*TRADE client,
-// credentials, trading (policy, desk, journal), the paper broker and whole-account summaries. Beside them the broker
+// credentials, trading (policy, desk, journal), the E*TRADE emulation the paper broker and the
+// test server share, the paper broker and whole-account summaries. Beside them the broker
 // interface they meet at, configuration, paths, logging and the platform module.
 pub mod contract;
 pub mod credentials;
+pub mod emulation;
 pub mod etrade;
 pub mod mcp;
 pub mod paper;

@@ -181,6 +181,7 @@ async fn change_is_cancel_and_replace_with_a_new_order_id() {
         s.fake
             .order(new)
             .expect("new order")
+            .request
             .limit_price
             .map(|p| p.to_string())
             .as_deref(),

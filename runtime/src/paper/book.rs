@@ -40,7 +40,6 @@ mod durable;
 mod engine;
 mod error;
 mod order_entry;
-mod request;
 mod serve;
 mod state;
 #[cfg(test)]
@@ -55,7 +54,7 @@ use super::touch::MarketData;
 use crate::store_lease::DatabaseLease;
 
 pub use self::config::{PaperAccountConfig, PaperConfig};
-pub use self::error::{PaperError, codes};
+pub use self::error::PaperError;
 
 /// The real clock simulated time is offset from (injectable for tests).
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;

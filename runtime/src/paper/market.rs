@@ -4,7 +4,7 @@
 //! * Equities: any 1–5 letter ticker not starting with `ZZ` is listed. Its price is
 //!   `base × exp(vol × (Σ seeded sinusoids from months down to minutes + interpolated
 //!   per-minute hash noise))`, a daily move of about 1–2%. The price only moves during the
-//!   sessions of [`calendar`](crate::trading::calendar) (pre-market, regular,
+//!   sessions of [`calendar`](crate::calendar) (pre-market, regular,
 //!   after-hours); between them it stays at the last session's close. Bid/ask straddle the
 //!   path price with a spread proportional to it (at least one cent; wider in the extended
 //!   sessions), sizes are round lots and the volume grows through the day.

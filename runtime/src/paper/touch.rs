@@ -5,6 +5,8 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
 
+use crate::emulation::{Instrument, Right};
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Touch {
     pub bid: Decimal,
@@ -32,6 +34,15 @@ impl CallPut {
     }
 }
 
+impl From<Right> for CallPut {
+    fn from(right: Right) -> CallPut {
+        match right {
+            Right::Call => CallPut::Call,
+            Right::Put => CallPut::Put,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct OptionContract {
     /// Upper-case underlying symbol.
@@ -39,6 +50,26 @@ pub struct OptionContract {
     pub expiration: Date,
     pub call_put: CallPut,
     pub strike: Decimal,
+}
+
+impl OptionContract {
+    /// The contract an option instrument names; None for anything else.
+    pub fn of(instrument: &Instrument) -> Option<OptionContract> {
+        match instrument {
+            Instrument::Option {
+                underlying,
+                expiry,
+                right,
+                strike,
+            } => Some(OptionContract {
+                underlying: underlying.clone(),
+                expiration: *expiry,
+                call_put: CallPut::from(*right),
+                strike: *strike,
+            }),
+            Instrument::Equity { .. } | Instrument::Fund { .. } => None,
+        }
+    }
 }
 
 /// An option's sensitivities, as E*TRADE's COMPLETE portfolio view shows them (4 places;

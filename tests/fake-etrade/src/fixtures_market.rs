@@ -12,6 +12,12 @@
 //!   for DELETED alerts (or a search that matches nothing) is the empty inbox: HTTP 404
 //!   code 53.
 
+use jiff::civil::date;
+use runtime::emulation::{
+    Action, Instrument, MarketSession, OrderStatus, OrderTerm, OrderType, PriceType, Right,
+};
+use rust_decimal::Decimal;
+
 /// One equity / fund in the quote table.
 pub(crate) struct QuoteFx {
     pub symbol: &'static str,
@@ -152,12 +158,9 @@ pub(crate) fn quote_fx(symbol: &str) -> Option<&'static QuoteFx> {
 
 /// One order leg.
 pub(crate) struct LegFx {
-    pub symbol: &'static str,
+    pub instrument: Instrument,
     pub description: &'static str,
-    pub security_type: &'static str,
-    /// (CALL|PUT, year, month, day, strike) for options.
-    pub option: Option<(&'static str, i64, i64, i64, f64)>,
-    pub action: &'static str,
+    pub action: Action,
     pub quantity: f64,
     pub filled: f64,
     pub fill_price: Option<f64>,
@@ -165,13 +168,13 @@ pub(crate) struct LegFx {
 
 pub(crate) struct OrderFx {
     pub order_id: i64,
-    pub order_type: &'static str,
-    pub status: &'static str,
-    pub price_type: &'static str,
-    pub order_term: &'static str,
+    pub order_type: OrderType,
+    pub status: OrderStatus,
+    pub price_type: PriceType,
+    pub order_term: OrderTerm,
     pub limit_price: f64,
     pub stop_price: f64,
-    pub market_session: &'static str,
+    pub market_session: MarketSession,
     /// Epoch ms.
     pub placed_time: i64,
     pub executed_time: Option<i64>,
@@ -179,12 +182,12 @@ pub(crate) struct OrderFx {
     pub legs: Vec<LegFx>,
 }
 
-fn eq(symbol: &'static str, description: &'static str, action: &'static str, qty: f64) -> LegFx {
+fn eq(symbol: &'static str, description: &'static str, action: Action, qty: f64) -> LegFx {
     LegFx {
-        symbol,
+        instrument: Instrument::Equity {
+            symbol: symbol.to_string(),
+        },
         description,
-        security_type: "EQ",
-        option: None,
         action,
         quantity: qty,
         filled: 0.0,
@@ -205,32 +208,40 @@ const DAY: i64 = 86_400_000;
 #[allow(clippy::too_many_arguments)]
 fn order(
     id: i64,
-    status: &'static str,
-    price_type: &'static str,
+    status: OrderStatus,
+    price_type: PriceType,
     limit: f64,
     day: i64,
     legs: Vec<LegFx>,
-    order_type: &'static str,
-    session: &'static str,
+    order_type: OrderType,
+    session: MarketSession,
 ) -> OrderFx {
     let placed = T0 + day * DAY + id * 60_000;
-    let executed = (status == "EXECUTED").then_some(placed + 1_500);
+    let executed = (status == OrderStatus::Executed).then_some(placed + 1_500);
     OrderFx {
         order_id: id,
         order_type,
         status,
         price_type,
-        order_term: if price_type == "MARKET" {
-            "GOOD_FOR_DAY"
+        order_term: if price_type == PriceType::Market {
+            OrderTerm::GoodForDay
         } else {
-            "GOOD_UNTIL_CANCEL"
+            OrderTerm::GoodUntilCancel
         },
         limit_price: limit,
-        stop_price: if price_type == "STOP" { limit } else { 0.0 },
+        stop_price: if price_type == PriceType::Stop {
+            limit
+        } else {
+            0.0
+        },
         market_session: session,
         placed_time: placed,
         executed_time: executed,
-        commission: if status == "EXECUTED" { 0.65 } else { 0.0 },
+        commission: if status == OrderStatus::Executed {
+            0.65
+        } else {
+            0.0
+        },
         legs,
     }
 }
@@ -241,170 +252,198 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
         "84010429" => vec![
             order(
                 501,
-                "EXECUTED",
-                "MARKET",
+                OrderStatus::Executed,
+                PriceType::Market,
                 0.0,
                 0,
-                vec![filled(eq("AAPL", "APPLE INC COM", "BUY", 10.0), 170.105)],
-                "EQ",
-                "REGULAR",
+                vec![filled(
+                    eq("AAPL", "APPLE INC COM", Action::Buy, 10.0),
+                    170.105,
+                )],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 502,
-                "EXECUTED",
-                "LIMIT",
+                OrderStatus::Executed,
+                PriceType::Limit,
                 360.0,
                 2,
-                vec![filled(eq("MSFT", "MICROSOFT CORP COM", "BUY", 5.0), 359.98)],
-                "EQ",
-                "REGULAR",
+                vec![filled(
+                    eq("MSFT", "MICROSOFT CORP COM", Action::Buy, 5.0),
+                    359.98,
+                )],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 503,
-                "CANCELLED",
-                "LIMIT",
+                OrderStatus::Cancelled,
+                PriceType::Limit,
                 120.5,
                 4,
-                vec![eq("GOOG", "ALPHABET INC CAP STK CL C", "BUY", 20.0)],
-                "EQ",
-                "REGULAR",
+                vec![eq("GOOG", "ALPHABET INC CAP STK CL C", Action::Buy, 20.0)],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 504,
-                "OPEN",
-                "LIMIT",
+                OrderStatus::Open,
+                PriceType::Limit,
                 205.0,
                 6,
-                vec![eq("IBM", "INTERNATIONAL BUSINESS MACHS COM", "SELL", 15.0)],
-                "EQ",
-                "EXTENDED",
+                vec![eq(
+                    "IBM",
+                    "INTERNATIONAL BUSINESS MACHS COM",
+                    Action::Sell,
+                    15.0,
+                )],
+                OrderType::Equity,
+                MarketSession::Extended,
             ),
             order(
                 505,
-                "EXECUTED",
-                "LIMIT",
+                OrderStatus::Executed,
+                PriceType::Limit,
                 1.35,
                 8,
                 vec![LegFx {
-                    symbol: "IBM",
+                    instrument: Instrument::Option {
+                        underlying: "IBM".to_string(),
+                        expiry: date(2027, 1, 15),
+                        right: Right::Call,
+                        strike: Decimal::from(200),
+                    },
                     description: "IBM Jan 15 '27 $200 Call",
-                    security_type: "OPTN",
-                    option: Some(("CALL", 2027, 1, 15, 200.0)),
-                    action: "BUY_OPEN",
+                    action: Action::BuyOpen,
                     quantity: 2.0,
                     filled: 2.0,
                     fill_price: Some(1.3275),
                 }],
-                "OPTN",
-                "REGULAR",
+                OrderType::Option,
+                MarketSession::Regular,
             ),
             order(
                 506,
-                "OPEN",
-                "STOP",
+                OrderStatus::Open,
+                PriceType::Stop,
                 160.0,
                 10,
-                vec![eq("AAPL", "APPLE INC COM", "SELL", 10.0)],
-                "EQ",
-                "REGULAR",
+                vec![eq("AAPL", "APPLE INC COM", Action::Sell, 10.0)],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 507,
-                "REJECTED",
-                "LIMIT",
+                OrderStatus::Rejected,
+                PriceType::Limit,
                 10.0,
                 12,
-                vec![eq("BR", "BROADRIDGE FINL SOLUTIONS INC COM", "BUY", 1000.0)],
-                "EQ",
-                "REGULAR",
+                vec![eq(
+                    "BR",
+                    "BROADRIDGE FINL SOLUTIONS INC COM",
+                    Action::Buy,
+                    1000.0,
+                )],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 508,
-                "EXECUTED",
-                "MARKET",
+                OrderStatus::Executed,
+                PriceType::Market,
                 0.0,
                 14,
                 vec![filled(
-                    eq("GLD", "SPDR GOLD TR GOLD SHS", "SELL", 3.0),
+                    eq("GLD", "SPDR GOLD TR GOLD SHS", Action::Sell, 3.0),
                     181.9,
                 )],
-                "EQ",
-                "REGULAR",
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 509,
-                "EXPIRED",
-                "LIMIT",
+                OrderStatus::Expired,
+                PriceType::Limit,
                 150.0,
                 16,
-                vec![eq("AAPL", "APPLE INC COM", "BUY", 7.0)],
-                "EQ",
-                "REGULAR",
+                vec![eq("AAPL", "APPLE INC COM", Action::Buy, 7.0)],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 510,
-                "OPEN",
-                "LIMIT",
+                OrderStatus::Open,
+                PriceType::Limit,
                 99.5,
                 18,
                 vec![LegFx {
-                    symbol: "VTSAX",
+                    instrument: Instrument::Fund {
+                        symbol: "VTSAX".to_string(),
+                        money_market: false,
+                    },
                     description: "VANGUARD TOTAL STOCK MKT IDX ADM",
-                    security_type: "MF",
-                    option: None,
-                    action: "BUY",
+                    action: Action::Buy,
                     quantity: 12.345,
                     filled: 0.0,
                     fill_price: None,
                 }],
-                "MF",
-                "REGULAR",
+                OrderType::MutualFund,
+                MarketSession::Regular,
             ),
             order(
                 511,
-                "INDIVIDUAL_FILLS",
-                "LIMIT",
+                OrderStatus::IndividualFills,
+                PriceType::Limit,
                 370.0,
                 20,
                 vec![LegFx {
                     filled: 2.0,
                     fill_price: Some(369.5),
-                    ..eq("MSFT", "MICROSOFT CORP COM", "BUY", 6.0)
+                    ..eq("MSFT", "MICROSOFT CORP COM", Action::Buy, 6.0)
                 }],
-                "EQ",
-                "REGULAR",
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 512,
-                "CANCEL_REQUESTED",
-                "LIMIT",
+                OrderStatus::CancelRequested,
+                PriceType::Limit,
                 190.0,
                 22,
-                vec![eq("BR", "BROADRIDGE FINL SOLUTIONS INC COM", "SELL", 4.0)],
-                "EQ",
-                "REGULAR",
+                vec![eq(
+                    "BR",
+                    "BROADRIDGE FINL SOLUTIONS INC COM",
+                    Action::Sell,
+                    4.0,
+                )],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
         ],
         "45249801" => vec![
             order(
                 601,
-                "EXECUTED",
-                "MARKET",
+                OrderStatus::Executed,
+                PriceType::Market,
                 0.0,
                 3,
-                vec![filled(eq("MSFT", "MICROSOFT CORP COM", "BUY", 1.0), 366.0)],
-                "EQ",
-                "REGULAR",
+                vec![filled(
+                    eq("MSFT", "MICROSOFT CORP COM", Action::Buy, 1.0),
+                    366.0,
+                )],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
             order(
                 602,
-                "OPEN",
-                "LIMIT",
+                OrderStatus::Open,
+                PriceType::Limit,
                 180.0,
                 9,
-                vec![eq("GLD", "SPDR GOLD TR GOLD SHS", "BUY", 2.0)],
-                "EQ",
-                "REGULAR",
+                vec![eq("GLD", "SPDR GOLD TR GOLD SHS", Action::Buy, 2.0)],
+                OrderType::Equity,
+                MarketSession::Regular,
             ),
         ],
         _ => Vec::new(),

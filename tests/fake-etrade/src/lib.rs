@@ -72,7 +72,6 @@ mod api;
 mod auth;
 mod canned;
 mod clock;
-pub mod codes;
 mod config;
 mod control;
 mod faults;
@@ -100,8 +99,9 @@ pub use config::{
 };
 pub use faults::{ECHO_FIELDS, EndpointPattern, Fault, FaultEntry, OauthProblem};
 pub use fixtures::{AccountFixture, Fixtures, OptionFixture, PositionFixture};
-pub use orders_state::{FakeOptionLeg, FakeOrder, FakeOrderLeg};
+pub use orders_state::{FakeLegState, FakeOrder};
 pub use record::RecordedRequest;
+pub use runtime::emulation::codes;
 pub use state::TokenPair;
 pub use tokens::TokenState;
 

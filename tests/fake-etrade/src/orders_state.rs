@@ -4,57 +4,22 @@
 use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
+use runtime::emulation::json_number::{from_f64, to_f64};
+use runtime::emulation::{LegRequest, OrderRequest, OrderStatus, QuantityType};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::fixtures::round;
-use crate::fixtures_market::{ALERTS, LegFx, OrderFx, orders_for};
+use crate::fixtures_market::{ALERTS, OrderFx, orders_for};
 use crate::state::Shared;
 
-/// The order statuses the fake knows (also the list-orders `status` filter values).
-pub(crate) const STATUSES: &[&str] = &[
-    "OPEN",
-    "EXECUTED",
-    "CANCELLED",
-    "INDIVIDUAL_FILLS",
-    "CANCEL_REQUESTED",
-    "EXPIRED",
-    "REJECTED",
-];
-
-/// The option terms of an order leg.
+/// One leg's progress in the fake's book: how its security is described, how much filled
+/// and at what average price.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FakeOptionLeg {
-    /// CALL | PUT
-    pub call_put: String,
-    pub expiry_year: i64,
-    pub expiry_month: i64,
-    pub expiry_day: i64,
-    pub strike_price: f64,
-}
-
-/// One leg (`Instrument`) of an order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FakeOrderLeg {
-    /// The symbol; for an option, its underlier.
-    pub symbol: String,
-    /// EQ | OPTN | MF | MMF
-    pub security_type: String,
+pub struct FakeLegState {
     pub symbol_description: String,
-    pub option: Option<FakeOptionLeg>,
-    /// BUY, SELL, BUY_TO_COVER, SELL_SHORT, BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE, EXCHANGE
-    pub action: String,
-    /// QUANTITY | DOLLAR | ALL_I_OWN
-    pub quantity_type: String,
-    pub quantity: f64,
     pub filled_quantity: f64,
     pub average_execution_price: Option<f64>,
-}
-
-impl FakeOrderLeg {
-    pub fn multiplier(&self) -> f64 {
-        if self.option.is_some() { 100.0 } else { 1.0 }
-    }
 }
 
 /// An order in the fake's book, as served by list orders.
@@ -64,18 +29,12 @@ pub struct FakeOrder {
     /// The account number (`"84010429"`).
     pub account_id: String,
     pub account_key: String,
-    /// `None` for fixture orders.
-    pub client_order_id: Option<String>,
-    pub order_type: String,
-    /// OPEN, EXECUTED, CANCELLED, INDIVIDUAL_FILLS, CANCEL_REQUESTED, EXPIRED, REJECTED
+    /// What was ordered (a fixture order's `client_order_id` is empty).
+    pub request: OrderRequest,
+    /// One per leg of `request`, in its order.
+    pub leg_states: Vec<FakeLegState>,
+    /// An [`OrderStatus`] as E*TRADE spells it (`OPEN`, `EXECUTED`, ...).
     pub status: String,
-    pub price_type: String,
-    pub order_term: String,
-    pub market_session: String,
-    pub all_or_none: bool,
-    pub limit_price: Option<f64>,
-    pub stop_price: Option<f64>,
-    pub legs: Vec<FakeOrderLeg>,
     /// The estimated (or, for fixtures, listed) order value.
     pub order_value: f64,
     pub commission: f64,
@@ -92,44 +51,39 @@ pub struct FakeOrder {
 }
 
 impl FakeOrder {
+    /// The `clientOrderId` it was placed with (`None` for fixtures).
+    pub fn client_order_id(&self) -> Option<&str> {
+        Some(self.request.client_order_id.as_str()).filter(|id| !id.is_empty())
+    }
+
     /// The first leg's symbol.
     pub fn symbol(&self) -> &str {
-        self.legs.first().map_or("", |l| l.symbol.as_str())
+        self.request
+            .legs
+            .first()
+            .map_or("", |l| l.instrument.symbol())
     }
 
     /// Every leg's symbol.
     pub fn symbols(&self) -> Vec<&str> {
-        self.legs.iter().map(|l| l.symbol.as_str()).collect()
+        self.request
+            .legs
+            .iter()
+            .map(|l| l.instrument.symbol())
+            .collect()
     }
 
     /// The first leg's order action.
     pub fn action(&self) -> &str {
-        self.legs.first().map_or("", |l| l.action.as_str())
+        self.request.legs.first().map_or("", |l| l.action.as_str())
     }
 
     /// The first leg's quantity.
     pub fn quantity(&self) -> f64 {
-        self.legs.first().map_or(0.0, |l| l.quantity)
-    }
-}
-
-fn leg_from_fixture(l: &LegFx) -> FakeOrderLeg {
-    FakeOrderLeg {
-        symbol: l.symbol.into(),
-        security_type: l.security_type.into(),
-        symbol_description: l.description.into(),
-        option: l.option.map(|(cp, y, m, d, k)| FakeOptionLeg {
-            call_put: cp.into(),
-            expiry_year: y,
-            expiry_month: m,
-            expiry_day: d,
-            strike_price: k,
-        }),
-        action: l.action.into(),
-        quantity_type: "QUANTITY".into(),
-        quantity: l.quantity,
-        filled_quantity: l.filled,
-        average_execution_price: l.fill_price,
+        self.request
+            .legs
+            .first()
+            .map_or(0.0, |l| to_f64(l.quantity))
     }
 }
 
@@ -147,20 +101,41 @@ fn from_fixture(o: &OrderFx, account_id: &str, account_key: &str) -> FakeOrder {
                 }
         })
         .sum();
+    let price = |p: f64| (p > 0.0).then(|| from_f64(p));
     FakeOrder {
         order_id: o.order_id,
         account_id: account_id.into(),
         account_key: account_key.into(),
-        client_order_id: None,
-        order_type: o.order_type.into(),
-        status: o.status.into(),
-        price_type: o.price_type.into(),
-        order_term: o.order_term.into(),
-        market_session: o.market_session.into(),
-        all_or_none: false,
-        limit_price: (o.limit_price > 0.0).then_some(o.limit_price),
-        stop_price: (o.stop_price > 0.0).then_some(o.stop_price),
-        legs: o.legs.iter().map(leg_from_fixture).collect(),
+        request: OrderRequest {
+            order_type: o.order_type,
+            client_order_id: String::new(),
+            price_type: o.price_type,
+            order_term: o.order_term,
+            market_session: o.market_session,
+            all_or_none: false,
+            limit_price: price(o.limit_price),
+            stop_price: price(o.stop_price),
+            legs: o
+                .legs
+                .iter()
+                .map(|l| LegRequest {
+                    instrument: l.instrument.clone(),
+                    action: l.action,
+                    quantity_type: QuantityType::Quantity,
+                    quantity: from_f64(l.quantity),
+                })
+                .collect(),
+        },
+        leg_states: o
+            .legs
+            .iter()
+            .map(|l| FakeLegState {
+                symbol_description: l.description.into(),
+                filled_quantity: l.filled,
+                average_execution_price: l.fill_price,
+            })
+            .collect(),
+        status: o.status.as_str().into(),
         order_value: value,
         commission: o.commission,
         placed_time: o.placed_time,
@@ -253,20 +228,6 @@ impl OrderBook {
         self.orders.push(o);
         id
     }
-
-    /// The ids of this order and of every order it (transitively) replaced.
-    pub fn lineage(&self, order_id: i64) -> Vec<i64> {
-        let mut ids = vec![order_id];
-        let mut cur = self.get(order_id).and_then(|o| o.replaces_order_id);
-        while let Some(id) = cur {
-            if ids.contains(&id) {
-                break;
-            }
-            ids.push(id);
-            cur = self.get(id).and_then(|o| o.replaces_order_id);
-        }
-        ids
-    }
 }
 
 /// Order and alert controls shared by [`crate::FakeEtrade`] and the `/__fake/` HTTP API.
@@ -276,31 +237,33 @@ impl Shared {
     }
 
     pub fn set_order_status(&self, order_id: i64, status: &str) -> bool {
-        if !STATUSES.contains(&status) {
+        let Some(status) = OrderStatus::parse(status) else {
             return false;
-        }
+        };
         let now_ms = self.now().as_millisecond();
         let mut inner = self.lock();
         let Some(o) = inner.book().get_mut(order_id) else {
             return false;
         };
-        o.status = status.to_string();
+        o.status = status.as_str().to_string();
         match status {
-            "EXECUTED" => {
+            OrderStatus::Executed => {
                 o.executed_time = Some(now_ms);
-                let legs = o.legs.len().max(1) as f64;
+                let legs = o.request.legs.len().max(1) as f64;
                 let estimate = o.order_value / legs;
-                let fixed = o.limit_price.or(o.stop_price);
-                for l in &mut o.legs {
-                    l.filled_quantity = l.quantity;
-                    let per_unit = estimate / (l.quantity * l.multiplier()).max(f64::MIN_POSITIVE);
-                    l.average_execution_price = l
+                let fixed = o.request.limit_price.or(o.request.stop_price).map(to_f64);
+                for (l, state) in o.request.legs.iter().zip(&mut o.leg_states) {
+                    let quantity = to_f64(l.quantity);
+                    state.filled_quantity = quantity;
+                    let units = quantity * to_f64(l.instrument.multiplier());
+                    let per_unit = estimate / units.max(f64::MIN_POSITIVE);
+                    state.average_execution_price = state
                         .average_execution_price
                         .or(fixed)
                         .or(Some(round(per_unit, 4)));
                 }
             }
-            "CANCELLED" => {
+            OrderStatus::Cancelled => {
                 o.cancel_time.get_or_insert(now_ms);
             }
             _ => {}

@@ -3,6 +3,8 @@
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use runtime::emulation::query_params::{self, ParamError};
+use runtime::emulation::{EntryRefusal, codes};
 use serde_json::{Value, json};
 
 use crate::config::OauthErrorStyle;
@@ -55,6 +57,30 @@ pub(crate) fn api_error(status: StatusCode, code: i64, message: &str) -> Respons
     )
 }
 
+/// E*TRADE's 400 answer to an order entry the book refuses.
+pub(crate) fn entry_refusal(refusal: EntryRefusal) -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        refusal.code(),
+        &refusal.to_string(),
+    )
+}
+
+/// 400 code 1: a query parameter has an invalid value.
+pub(crate) fn invalid_param(name: &str) -> Response {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        codes::INVALID_PARAMETER,
+        &codes::invalid_parameter(name),
+    )
+}
+
+/// E*TRADE's answer to a refused query parameter.
+pub(crate) fn param_refusal(e: &ParamError) -> Response {
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    api_error(status, e.code(), &e.to_string())
+}
+
 /// 204 with an empty body (E*TRADE's "no records").
 pub(crate) fn no_content() -> Response {
     let mut r = Response::new(Body::empty());
@@ -68,17 +94,7 @@ pub(crate) fn text(status: StatusCode, body: impl Into<String>) -> Response {
 
 /// An OAuth token response body (`application/x-www-form-urlencoded`).
 pub(crate) fn form(pairs: &[(&str, &str)]) -> Response {
-    let body = pairs
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "{}={}",
-                runtime::etrade::oauth::encode(k),
-                runtime::etrade::oauth::encode(v)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("&");
+    let body = query_params::query_string(pairs, runtime::etrade::oauth::encode);
     with_type(
         StatusCode::OK,
         "application/x-www-form-urlencoded;charset=UTF-8",

@@ -6,6 +6,7 @@ use fake_etrade::{
     DEFAULT_CONSUMER_KEY as CK, DEFAULT_CONSUMER_SECRET as CS, FakeConfig, FakeEtrade, Fault,
     TokenPair, codes,
 };
+use runtime::emulation::json_number::to_f64;
 use runtime::etrade::oauth::{self, Extra, Signer};
 use serde_json::{Value, json};
 
@@ -190,8 +191,8 @@ async fn preview_place_and_list() {
         ),
         (id, "OPEN", "AAPL", "BUY", 10.0)
     );
-    assert_eq!(o.client_order_id.as_deref(), Some("4829173650"));
-    assert_eq!(o.limit_price, Some(170.0));
+    assert_eq!(o.client_order_id(), Some("4829173650"));
+    assert_eq!(o.request.limit_price.map(to_f64), Some(170.0));
     assert_eq!(o.account_key, TRADING);
     assert_eq!(o.preview_id, Some(pid));
 
@@ -381,7 +382,7 @@ async fn spread_with_several_legs() {
     let o = &t.fake.placed_orders()[0];
     assert_eq!(o.symbols(), ["AAPL", "AAPL"]);
     assert_eq!(
-        o.legs[1].option.as_ref().map(|x| x.strike_price),
+        o.request.legs[1].instrument.strike().map(to_f64),
         Some(190.0)
     );
     // One leg is not a spread.
@@ -481,7 +482,11 @@ async fn change_replaces_the_order() {
     );
     let new = t.fake.order(new_id).expect("new");
     assert_eq!(
-        (new.status.as_str(), new.replaces_order_id, new.limit_price),
+        (
+            new.status.as_str(),
+            new.replaces_order_id,
+            new.request.limit_price.map(to_f64)
+        ),
         ("OPEN", Some(504), Some(210.0))
     );
     let (_, list) = t.list(TRADING, "").await;

@@ -9,8 +9,9 @@ use super::answers::num;
 use super::config::seed;
 use super::engine;
 use super::state::{self, AccountRec, Dirty};
-use super::{PaperBook, PaperError, codes};
-use crate::trading::calendar::phase_at;
+use super::{PaperBook, PaperError};
+use crate::calendar::phase_at;
+use crate::emulation::codes;
 
 impl PaperBook {
     /// Wipes everything and recreates the accounts (`cash` overrides every account's
@@ -49,7 +50,7 @@ impl PaperBook {
         if by.is_negative() {
             return Err(PaperError::rejected(
                 codes::TIME_BACKWARDS,
-                "Simulated time can only move forward.",
+                codes::TIME_BACKWARDS_MESSAGE,
             ));
         }
         self.with_book(|db, inner| {
@@ -58,10 +59,7 @@ impl PaperBook {
             let clock = (self.clock)();
             self.mutate(db, inner, |s| {
                 let offset = s.meta.offset().checked_add(by).ok_or_else(|| {
-                    PaperError::rejected(
-                        codes::TIME_BACKWARDS,
-                        "Simulated time cannot move that far.",
-                    )
+                    PaperError::rejected(codes::TIME_BACKWARDS, codes::TIME_TOO_FAR_MESSAGE)
                 })?;
                 s.meta.offset_seconds = offset.as_secs();
                 s.meta.offset_nanos = offset.subsec_nanos();

@@ -6,16 +6,18 @@ use jiff::civil::{Date, Time};
 use jiff::{SignedDuration, Timestamp};
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use super::request::{LegRequest, OrderRequest};
 use super::state::{
-    Action, Instrument, LedgerKind, LedgerRec, LegRec, LotRec, OrderRec, PositionRec, State,
-    Status, TransactionRec, TxKind,
+    LedgerKind, LedgerRec, LegRec, LotRec, OrderRec, PositionRec, State, TransactionRec, TxKind,
 };
-use super::{PaperConfig, PaperError, codes};
-use crate::paper::touch::{MarketData, Touch};
-use crate::trading::calendar::{
+use super::{PaperConfig, PaperError};
+use crate::calendar::{
     SessionPhase, next_regular_open, phase_at, regular_hours, time_zone, trading_day,
 };
+use crate::emulation::{
+    Action, EntryRefusal, Instrument, LegRequest, OrderRequest, OrderStatus, OrderTerm, OrderType,
+    PriceType, codes,
+};
+use crate::paper::touch::{MarketData, OptionContract, Touch};
 
 /// Resting orders are evaluated at this interval of simulated time.
 pub(crate) const STEP: SignedDuration = SignedDuration::from_secs(60);
@@ -32,7 +34,7 @@ pub(crate) fn cents(d: Decimal) -> Decimal {
 }
 
 pub(crate) fn touch(market: &dyn MarketData, i: &Instrument, at: Timestamp) -> Option<Touch> {
-    match i.contract() {
+    match OptionContract::of(i) {
         None => market.equity(i.symbol(), at),
         Some(c) => market.option(&c, at),
     }
@@ -105,9 +107,9 @@ pub(crate) fn estimate(cfg: &PaperConfig, r: &OrderRequest, touches: &[Touch]) -
             )
         }
         (legs, _) => match (r.limit_price, legs.first()) {
-            (Some(net), Some(first)) if r.price_type != "MARKET" => (
+            (Some(net), Some(first)) if r.price_type != PriceType::Market => (
                 net * first.quantity * first.instrument.multiplier(),
-                r.price_type != "NET_CREDIT",
+                r.price_type != PriceType::NetCredit,
             ),
             _ => {
                 let signed: Decimal = legs
@@ -267,7 +269,7 @@ pub(crate) fn check_order(
                     codes::SHORT_WHILE_LONG_MESSAGE,
                 ));
             }
-            Action::SellOpen if !account.margin && r.order_type != "BUY_WRITES" => {
+            Action::SellOpen if !account.margin && r.order_type != OrderType::BuyWrites => {
                 return Err(PaperError::rejected(
                     codes::UNCOVERED_IN_CASH_ACCOUNT,
                     codes::UNCOVERED_IN_CASH_ACCOUNT_MESSAGE,
@@ -288,10 +290,7 @@ pub(crate) fn check_order(
     }
     let est = estimate(ctx.config, r, &touches);
     if est.debit && est.total() > buying_power(state, ctx, account_key, change_of, at) {
-        return Err(PaperError::rejected(
-            codes::INSUFFICIENT_FUNDS,
-            codes::INSUFFICIENT_FUNDS_MESSAGE,
-        ));
+        return Err(EntryRefusal::InsufficientFunds.into());
     }
     Ok((est, touches))
 }
@@ -373,7 +372,7 @@ pub(crate) fn evaluate(
         return Ok(());
     }
     if order.expires_at.is_some_and(|e| t >= e) {
-        order.status = Status::Expired;
+        order.status = OrderStatus::Expired;
         order.push_event("ORDER_EXPIRED", t);
         state.put_order(order);
         return Ok(());
@@ -390,7 +389,9 @@ pub(crate) fn evaluate(
     }
     let r = order.request.clone();
     let mut changed = false;
-    if matches!(r.price_type.as_str(), "STOP" | "STOP_LIMIT") && order.stop_triggered_at.is_none() {
+    if matches!(r.price_type, PriceType::Stop | PriceType::StopLimit)
+        && order.stop_triggered_at.is_none()
+    {
         let (Some(stop), Some(leg), Some(x)) = (r.stop_price, order.legs.first(), touches.first())
         else {
             return Ok(());
@@ -425,11 +426,11 @@ pub(crate) fn evaluate(
             fill(state, ctx, &mut order, i, units * ratio, price, t);
         }
         if order.legs.iter().all(|l| l.remaining().is_zero()) {
-            order.status = Status::Executed;
+            order.status = OrderStatus::Executed;
             order.executed_at = Some(t);
             order.push_event("ORDER_EXECUTED", t);
         } else {
-            order.status = Status::IndividualFills;
+            order.status = OrderStatus::IndividualFills;
             order.push_event("DONE_TRADE_EXECUTED", t);
         }
         changed = true;
@@ -442,7 +443,7 @@ pub(crate) fn evaluate(
 
 fn marketable(r: &OrderRequest, legs: &[LegRec], prices: &[Decimal]) -> bool {
     let limit = r.limit_price;
-    let market = r.price_type == "MARKET" || r.price_type == "STOP";
+    let market = matches!(r.price_type, PriceType::Market | PriceType::Stop);
     if !r.is_spread() {
         let (Some(l), Some(px)) = (legs.first(), prices.first()) else {
             return false;
@@ -467,11 +468,11 @@ fn marketable(r: &OrderRequest, legs: &[LegRec], prices: &[Decimal]) -> bool {
         .map(|(l, p)| l.action.sign() * *p * l.quantity * l.instrument.multiplier())
         .sum::<Decimal>()
         / unit;
-    match (r.price_type.as_str(), limit) {
-        ("MARKET", _) => true,
-        ("NET_DEBIT", Some(lim)) => net <= lim,
-        ("NET_CREDIT", Some(lim)) => -net >= lim,
-        ("NET_EVEN", _) => net <= Decimal::ZERO,
+    match (r.price_type, limit) {
+        (PriceType::Market, _) => true,
+        (PriceType::NetDebit, Some(lim)) => net <= lim,
+        (PriceType::NetCredit, Some(lim)) => -net >= lim,
+        (PriceType::NetEven, _) => net <= Decimal::ZERO,
         _ => false,
     }
 }
@@ -506,7 +507,7 @@ fn units_to_fill(order: &OrderRec, touches: &[Touch]) -> Option<(Decimal, Vec<De
         })
         .min()?;
     let take = remaining_units.min(available);
-    let whole = order.request.all_or_none || order.request.order_term == "FILL_OR_KILL";
+    let whole = order.request.all_or_none || order.request.order_term == OrderTerm::FillOrKill;
     if take <= Decimal::ZERO || (whole && take < remaining_units) {
         return None;
     }

@@ -5,17 +5,28 @@ use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
+use super::PaperError;
 use super::answers::{self, num};
 use super::engine::{self, Ctx};
-use super::request::{self, OrderRequest};
-use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State, Status};
-use super::{PaperError, codes};
-use crate::trading::calendar::phase_at;
+use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State};
+use crate::calendar::phase_at;
+use crate::emulation::cancel_request::cancel_order_id;
+use crate::emulation::entry_rules::{self, EntryRefusal};
+use crate::emulation::order_echo::{disclosure, message};
+use crate::emulation::order_request::{self, ParsedOrder};
+use crate::emulation::{OrderRequest, OrderRoot, OrderScope, OrderStatus, OrderTerm, codes};
 
 /// How long a preview can be placed (simulated time).
 const PREVIEW_TTL: SignedDuration = SignedDuration::from_mins(15);
 /// Previews older than this are dropped (with the next preview).
 const PREVIEW_RETENTION: SignedDuration = SignedDuration::from_hours(24);
+
+/// The account's order `order_id`, if it has one.
+fn account_order<'a>(s: &'a State, account_key: &str, order_id: i64) -> Option<&'a OrderRec> {
+    s.orders
+        .get(&order_id)
+        .filter(|o| o.account_key == account_key)
+}
 
 /// The order being changed must be this account's, OPEN, and keep its shape.
 fn check_changeable(
@@ -24,35 +35,8 @@ fn check_changeable(
     order_id: i64,
     r: &OrderRequest,
 ) -> Result<(), PaperError> {
-    let Some(old) = s
-        .orders
-        .get(&order_id)
-        .filter(|o| o.account_key == account_key)
-    else {
-        return Err(PaperError::rejected(
-            codes::ORDER_NOT_FOUND,
-            codes::ORDER_NOT_FOUND_MESSAGE,
-        ));
-    };
-    if old.status != Status::Open {
-        return Err(PaperError::rejected(
-            codes::NOT_CHANGEABLE,
-            codes::NOT_CHANGEABLE_MESSAGE,
-        ));
-    }
-    let same_legs = old.legs.len() == r.legs.len()
-        && old
-            .legs
-            .iter()
-            .zip(&r.legs)
-            .all(|(a, b)| a.instrument == b.instrument && a.action == b.action);
-    if old.request.order_type != r.order_type || !same_legs {
-        return Err(PaperError::rejected(
-            codes::CHANGE_NOT_ALLOWED,
-            codes::CHANGE_NOT_ALLOWED_MESSAGE,
-        ));
-    }
-    Ok(())
+    let old = account_order(s, account_key, order_id).map(|o| (o.status, &o.request));
+    Ok(entry_rules::check_change(old, r)?)
 }
 
 fn bp_details(a: &AccountRec, current: Decimal, reserve: Decimal, impact: Decimal) -> Value {
@@ -79,7 +63,7 @@ pub(super) fn preview_op(
     change_of: Option<i64>,
 ) -> Result<Value, PaperError> {
     let a = answers::account(s, account_key)?.clone();
-    let (req, _) = request::parse(body, "PreviewOrderRequest")?;
+    let req = order_request::parse(body, OrderRoot::Preview, OrderScope::PaperAccount)?.request;
     if let Some(id) = change_of {
         check_changeable(s, account_key, id, &req)?;
     }
@@ -110,7 +94,7 @@ pub(super) fn preview_op(
         Decimal::ZERO
     };
     let mut body = json!({
-        "orderType": req.order_type,
+        "orderType": req.order_type.as_str(),
         "totalOrderValue": num(est.value),
         "totalCommission": num(est.commission),
         "previewTime": now.as_millisecond(),
@@ -121,9 +105,9 @@ pub(super) fn preview_op(
         "isEmployee": false,
         "commissionMessage": "",
         "clientOrderId": req.client_order_id,
-        "Order": [answers::echo_order(&req, &est, &[answers::message(9020, "The estimated commission and total amount may differ from the actual amounts when your order executes.")])],
+        "Order": [answers::echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
         "PreviewIds": [{"previewId": preview_id, "cashMargin": a.mode()}],
-        "Disclosure": answers::disclosure(&req),
+        "Disclosure": disclosure(&req),
     });
     if let Some(m) = body.as_object_mut() {
         let key = if a.margin {
@@ -136,20 +120,6 @@ pub(super) fn preview_op(
     Ok(json!({ "PreviewOrderResponse": body }))
 }
 
-/// The ids of this order and of every order it (transitively) replaced.
-fn lineage(s: &State, order_id: i64) -> Vec<i64> {
-    let mut ids = vec![order_id];
-    let mut cur = s.orders.get(&order_id).and_then(|o| o.replaces);
-    while let Some(id) = cur {
-        if ids.contains(&id) {
-            break;
-        }
-        ids.push(id);
-        cur = s.orders.get(&id).and_then(|o| o.replaces);
-    }
-    ids
-}
-
 pub(super) fn place_op(
     s: &mut State,
     ctx: &Ctx<'_>,
@@ -159,10 +129,14 @@ pub(super) fn place_op(
     change_of: Option<i64>,
 ) -> Result<Value, PaperError> {
     let a = answers::account(s, account_key)?.clone();
-    let (req, ids) = request::parse(body, "PlaceOrderRequest")?;
-    let preview_id = request::preview_id(ids.as_ref()).ok_or_else(PaperError::timed_out)?;
+    let ParsedOrder {
+        request: req,
+        preview_ids,
+    } = order_request::parse(body, OrderRoot::Place, OrderScope::PaperAccount)?;
+    let preview_id =
+        order_request::preview_id(preview_ids.as_ref()).ok_or(EntryRefusal::PreviewTimedOut)?;
     let Some(preview) = s.previews.get(&preview_id).cloned() else {
-        return Err(PaperError::timed_out());
+        return Err(EntryRefusal::PreviewTimedOut.into());
     };
     let fresh = !preview.used
         && preview.account_key == account_key
@@ -170,22 +144,21 @@ pub(super) fn place_op(
         && preview.request == req
         && now.duration_since(preview.created_at) <= PREVIEW_TTL;
     if !fresh {
-        return Err(PaperError::timed_out());
+        return Err(EntryRefusal::PreviewTimedOut.into());
     }
     if let Some(id) = change_of {
         check_changeable(s, account_key, id, &req)?;
     }
-    let exempt = change_of.map(|id| lineage(s, id)).unwrap_or_default();
+    let exempt = change_of
+        .map(|id| entry_rules::lineage(id, |o| s.orders.get(&o).and_then(|o| o.replaces)))
+        .unwrap_or_default();
     let duplicate = s.orders.values().any(|o| {
         o.account_key == account_key
             && o.client_order_id == req.client_order_id
             && !exempt.contains(&o.order_id)
     });
     if duplicate {
-        return Err(PaperError::rejected(
-            codes::DUPLICATE_CLIENT_ORDER_ID,
-            codes::DUPLICATE_CLIENT_ORDER_ID_MESSAGE,
-        ));
+        return Err(EntryRefusal::DuplicateClientOrderId.into());
     }
     let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     s.put_preview(PreviewRec {
@@ -196,13 +169,13 @@ pub(super) fn place_op(
     if let Some(old_id) = change_of
         && let Some(mut old) = s.orders.get(&old_id).cloned()
     {
-        old.status = Status::Cancelled;
+        old.status = OrderStatus::Cancelled;
         old.cancel_at = Some(now);
         old.replaced_by = Some(order_id);
         old.push_event("ORDER_CANCELLED", now);
         s.put_order(old);
     }
-    let expires_at = (req.order_term == "GOOD_FOR_DAY")
+    let expires_at = (req.order_term == OrderTerm::GoodForDay)
         .then(|| engine::day_end(now, req.extended()))
         .flatten();
     let mut order = OrderRec {
@@ -222,7 +195,7 @@ pub(super) fn place_op(
                 fill_value: Decimal::ZERO,
             })
             .collect(),
-        status: Status::Open,
+        status: OrderStatus::Open,
         preview_at: preview.created_at,
         placed_at: now,
         executed_at: None,
@@ -241,13 +214,11 @@ pub(super) fn place_op(
     order.push_event("ORDER_PLACED", now);
     s.put_order(order);
     engine::evaluate(s, ctx, order_id, now)?;
-    if matches!(
-        req.order_term.as_str(),
-        "IMMEDIATE_OR_CANCEL" | "FILL_OR_KILL"
-    ) && let Some(mut o) = s.orders.get(&order_id).cloned()
+    if req.order_term.decided_when_placed()
+        && let Some(mut o) = s.orders.get(&order_id).cloned()
         && o.status.is_open()
     {
-        o.status = Status::Cancelled;
+        o.status = OrderStatus::Cancelled;
         o.cancel_at = Some(now);
         o.push_event("ORDER_CANCELLED", now);
         s.put_order(o);
@@ -259,7 +230,7 @@ pub(super) fn place_op(
         codes::PLACED_OUTSIDE_MESSAGE
     };
     Ok(json!({"PlaceOrderResponse": {
-        "orderType": req.order_type,
+        "orderType": req.order_type.as_str(),
         "totalOrderValue": num(est.value),
         "totalCommission": num(est.commission),
         "placedTime": now.as_millisecond(),
@@ -270,9 +241,9 @@ pub(super) fn place_op(
         "isEmployee": false,
         "commissionMsg": "",
         "clientOrderId": req.client_order_id,
-        "Order": [answers::echo_order(&req, &est, &[answers::message(codes::PLACED, text)])],
+        "Order": [answers::echo_order(&req, &est, &[message(codes::PLACED, text)])],
         "OrderIds": [{"orderId": order_id, "cashMargin": a.mode()}],
-        "Disclosure": answers::disclosure(&req),
+        "Disclosure": disclosure(&req),
     }}))
 }
 
@@ -283,25 +254,13 @@ pub(super) fn cancel_op(
     body: &Value,
 ) -> Result<Value, PaperError> {
     let a = answers::account(s, account_key)?.clone();
-    let id = request::cancel_order_id(body)?;
-    let Some(mut o) = s
-        .orders
-        .get(&id)
-        .filter(|o| o.account_key == account_key)
-        .cloned()
-    else {
-        return Err(PaperError::rejected(
-            codes::ORDER_NOT_FOUND,
-            codes::ORDER_NOT_FOUND_MESSAGE,
-        ));
+    let id = cancel_order_id(body)?;
+    let order = account_order(s, account_key, id);
+    entry_rules::check_cancel(order.map(|o| o.status))?;
+    let Some(mut o) = order.cloned() else {
+        return Err(EntryRefusal::OrderNotFound.into());
     };
-    if !o.status.is_open() {
-        return Err(PaperError::rejected(
-            codes::NOT_CANCELLABLE,
-            codes::NOT_CANCELLABLE_MESSAGE,
-        ));
-    }
-    o.status = Status::Cancelled;
+    o.status = OrderStatus::Cancelled;
     o.cancel_at = Some(now);
     o.push_event("ORDER_CANCELLED", now);
     s.put_order(o);
@@ -309,6 +268,6 @@ pub(super) fn cancel_op(
         "accountId": a.id,
         "orderId": id,
         "cancelTime": now.as_millisecond(),
-        "Messages": {"Message": [answers::message(codes::CANCEL_REQUESTED, codes::CANCEL_REQUESTED_MESSAGE)]},
+        "Messages": {"Message": [message(codes::CANCEL_REQUESTED, codes::CANCEL_REQUESTED_MESSAGE)]},
     }}))
 }

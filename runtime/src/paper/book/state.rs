@@ -9,9 +9,11 @@ mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::emulation::Instrument;
+
 pub(crate) use self::records::{
-    AccountRec, Action, Instrument, LedgerKind, LedgerRec, LegRec, LotRec, Meta, OrderRec,
-    PositionRec, PreviewRec, Right, Status, TransactionRec, TxKind,
+    AccountRec, LedgerKind, LedgerRec, LegRec, LotRec, Meta, OrderRec, PositionRec, PreviewRec,
+    TransactionRec, TxKind,
 };
 pub(crate) use self::store::{create_tables, load, save, store_err, stored_generation};
 

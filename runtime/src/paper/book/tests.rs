@@ -13,8 +13,10 @@ use proptest::prelude::*;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
-use super::state::{Instrument, State, Status, TxKind};
-use super::{PaperBook, PaperConfig, PaperError, codes};
+use super::state::{State, TxKind};
+use super::{PaperBook, PaperConfig, PaperError};
+use crate::calendar::time_zone;
+use crate::emulation::{Instrument, OrderStatus, OrderType, codes};
 use crate::etrade::models::accounts::AccountList;
 use crate::etrade::models::balances::Balance;
 use crate::etrade::models::order_entry::{BrokerCancellation, BrokerPlacement, BrokerPreview};
@@ -23,7 +25,18 @@ use crate::etrade::models::portfolio::{PortfolioPage, PositionLots};
 use crate::etrade::models::transactions::{TransactionDetails, TransactionPage};
 use crate::etrade::{Endpoint, EtradeRequest, Param};
 use crate::paper::touch::{MarketData, OptionContract, Touch};
-use crate::trading::calendar::time_zone;
+use crate::trading::order::SPREAD_TYPES;
+
+/// The paper book and the order desk agree on which order types are spreads.
+#[test]
+fn spread_order_types_agree_with_the_order_desk() {
+    let spreads: Vec<&str> = OrderType::ALL
+        .iter()
+        .filter(|t| t.is_spread())
+        .map(|t| t.as_str())
+        .collect();
+    assert_eq!(spreads, SPREAD_TYPES);
+}
 
 fn d(s: &str) -> Decimal {
     Decimal::from_str(s).unwrap_or_default()
@@ -296,7 +309,7 @@ fn market_buy_in_session_books_position_cash_and_transaction() {
         .order_ids[0]
         .order_id;
     let o = order(&book, id);
-    assert_eq!(o.status, Status::Executed);
+    assert_eq!(o.status, OrderStatus::Executed);
     assert_eq!(cash(&book, &margin), d("99000.00"));
     let s = book.snapshot();
     assert_eq!(position_qty(&s, &margin, "AAPL"), d("10"));
@@ -376,17 +389,17 @@ fn limit_sell_rests_until_marketable_then_fills() {
         None,
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(order(&book, id).status, Status::Open);
+    assert_eq!(order(&book, id).status, OrderStatus::Open);
     market.set(
         "AAPL",
         base() + mins(30),
         t("105.50", "105.60", 1_000, 1_000),
     );
     book.advance(mins(20)).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(order(&book, id).status, Status::Open);
+    assert_eq!(order(&book, id).status, OrderStatus::Open);
     book.advance(mins(20)).unwrap_or_else(|e| panic!("{e}"));
     let o = order(&book, id);
-    assert_eq!(o.status, Status::Executed);
+    assert_eq!(o.status, OrderStatus::Executed);
     // Filled at the first step at or after the price change, at the bid.
     assert_eq!(o.executed_at, Some(base() + mins(30)));
     assert_eq!(cash(&book, &margin), d("100000") - d("1000") + d("1055"));
@@ -415,13 +428,13 @@ fn partial_fills_take_the_displayed_size() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let o = order(&book, id);
-    assert_eq!(o.status, Status::IndividualFills);
+    assert_eq!(o.status, OrderStatus::IndividualFills);
     assert_eq!(o.legs[0].filled, d("30"));
     book.advance(mins(1)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(order(&book, id).legs[0].filled, d("60"));
     book.advance(mins(2)).unwrap_or_else(|e| panic!("{e}"));
     let o = order(&book, id);
-    assert_eq!(o.status, Status::Executed);
+    assert_eq!(o.status, OrderStatus::Executed);
     assert_eq!(o.legs[0].filled, d("100"));
     let s = book.snapshot();
     assert_eq!(position_qty(&s, &margin, "AAPL"), d("100"));
@@ -449,7 +462,7 @@ fn all_or_none_waits_for_size() {
     market.set("AAPL", base() + mins(10), t("99.90", "100.00", 1_000, 500));
     book.advance(mins(10)).unwrap_or_else(|e| panic!("{e}"));
     let o = order(&book, id);
-    assert_eq!(o.status, Status::Executed);
+    assert_eq!(o.status, OrderStatus::Executed);
     assert_eq!(o.executed_at, Some(base() + mins(10)));
 }
 
@@ -472,7 +485,7 @@ fn cancel_and_change() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_ne!(changed, id);
     let old = order(&book, id);
-    assert_eq!(old.status, Status::Cancelled);
+    assert_eq!(old.status, OrderStatus::Cancelled);
     assert_eq!(old.replaced_by, Some(changed));
     assert_eq!(order(&book, changed).replaces, Some(id));
     let list =
@@ -503,7 +516,7 @@ fn cancel_and_change() {
         .unwrap_or_else(|e| panic!("{e}"));
     let c = BrokerCancellation::from_wire(Some(answer)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(c.order_id, Some(changed));
-    assert_eq!(order(&book, changed).status, Status::Cancelled);
+    assert_eq!(order(&book, changed).status, OrderStatus::Cancelled);
     let twice = book.cancel(
         &margin,
         &json!({"CancelOrderRequest": {"orderId": changed}}),
@@ -685,10 +698,10 @@ fn good_for_day_expires_after_the_close() {
     let id = submit(&book, &margin, &tk, None).unwrap_or_else(|e| panic!("{e}"));
     book.advance(mins(5 * 60 + 59))
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(order(&book, id).status, Status::Open);
+    assert_eq!(order(&book, id).status, OrderStatus::Open);
     book.advance(mins(2)).unwrap_or_else(|e| panic!("{e}"));
     let o = order(&book, id);
-    assert_eq!(o.status, Status::Expired);
+    assert_eq!(o.status, OrderStatus::Expired);
     assert!(matches!(
         book.orders(&margin, &q(&[("status", "OPEN".into())])),
         Err(PaperError::Empty)
@@ -707,7 +720,7 @@ fn market_order_after_hours_fills_at_the_next_open() {
     book.advance(mins(8 * 60)).unwrap_or_else(|e| panic!("{e}")); // 18:00
     let id = submit(&book, &margin, &eq("AAPL", "BUY", 10, "MARKET", None), None)
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(order(&book, id).status, Status::Open);
+    assert_eq!(order(&book, id).status, OrderStatus::Open);
     let open = time_zone()
         .to_timestamp(date(2025, 6, 12).at(9, 30, 0, 0))
         .unwrap_or(Timestamp::UNIX_EPOCH);
@@ -715,7 +728,7 @@ fn market_order_after_hours_fills_at_the_next_open() {
     book.advance(mins(16 * 60))
         .unwrap_or_else(|e| panic!("{e}")); // next day 10:00
     let o = order(&book, id);
-    assert_eq!(o.status, Status::Executed);
+    assert_eq!(o.status, OrderStatus::Executed);
     assert_eq!(o.executed_at, Some(open));
     assert_eq!(cash(&book, &margin), d("100000") - d("1011"));
 }
@@ -810,7 +823,7 @@ fn spread_fills_all_legs_at_the_net() {
         .order_ids[0]
         .order_id;
     let o = order(&book, id);
-    assert_eq!(o.status, Status::Executed); // net 5.20 − 1.00 = 4.20 ≤ 4.25
+    assert_eq!(o.status, OrderStatus::Executed); // net 5.20 − 1.00 = 4.20 ≤ 4.25
     // 2 × 520 bought, 2 × 100 sold, 4 contracts × 0.65.
     assert_eq!(
         cash(&book, &margin),

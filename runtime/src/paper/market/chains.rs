@@ -10,8 +10,8 @@ use super::osi::{display_symbol, osi_key, quote_symbol};
 use super::sessions::{effective, previous_trading_day};
 use super::wire::{greeks_json, num};
 use super::{ExpiryType, OptionChainQuery, SimulatedMarket};
+use crate::calendar;
 use crate::paper::touch::{CallPut, MarketData, OptionContract};
-use crate::trading::calendar;
 
 impl SimulatedMarket {
     /// `GET /v1/market/optionexpiredate` → `{"OptionExpireDateResponse": {"ExpirationDate":
@@ -129,9 +129,9 @@ mod tests {
     use super::super::listing::listed_expirations;
     use super::super::osi::osi_key;
     use super::super::test_support::{TUE_11, m, ts};
+    use crate::calendar;
     use crate::etrade::models::options::{ExpirationDates, OptionChain};
     use crate::paper::touch::{CallPut, MarketData, OptionContract};
-    use crate::trading::calendar;
     use jiff::civil::{Date, date};
     use rust_decimal::Decimal;
 

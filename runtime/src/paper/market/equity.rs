@@ -11,8 +11,8 @@ use super::seeded::{T_ASK_SIZE, T_BID_SIZE, T_LAST, hash, minute_key};
 use super::sessions::{
     DAY_SECS, effective, in_regular, plus, previous_trading_day, secs, volume_fraction,
 };
+use crate::calendar;
 use crate::paper::touch::Touch;
-use crate::trading::calendar;
 
 pub(super) struct EquitySnapshot {
     pub(super) touch: Touch,

@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use super::price_path::Profile;
 use super::rounding::to_f64;
 use super::{ExpiryType, SimulatedMarket};
-use crate::trading::calendar;
+use crate::calendar;
 
 /// Listed strikes lie within [LOW, HIGH] × the base price (the path stays within about
 /// ±30% of it), so listings do not depend on the instant.
@@ -159,7 +159,7 @@ mod tests {
     use std::str::FromStr;
 
     use super::super::test_support::m;
-    use crate::trading::calendar;
+    use crate::calendar;
     use jiff::civil::date;
 
     #[test]

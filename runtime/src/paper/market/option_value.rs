@@ -15,8 +15,8 @@ use super::seeded::{
     T_ASK_SIZE, T_BID_SIZE, T_OPT_OI, T_OPT_VOLUME, day_key, hash, minute_key, unit,
 };
 use super::sessions::{YEAR_SECS, effective, secs, volume_fraction};
+use crate::calendar;
 use crate::paper::touch::{CallPut, OptionContract, Touch};
-use crate::trading::calendar;
 
 /// An option valued at an effective instant.
 pub(super) struct OptionValue {

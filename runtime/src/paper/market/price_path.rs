@@ -134,8 +134,8 @@ mod tests {
     use super::super::SimulatedMarket;
     use super::super::rounding::to_f64;
     use super::super::test_support::{TUE_11, m, ts};
+    use crate::calendar;
     use crate::paper::touch::MarketData;
-    use crate::trading::calendar;
     use jiff::civil::date;
     use rust_decimal::Decimal;
 

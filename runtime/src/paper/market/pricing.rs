@@ -103,8 +103,8 @@ mod tests {
     use super::super::sessions::{YEAR_SECS, secs};
     use super::super::test_support::{TUE_11, contract, m, ts};
     use super::*;
+    use crate::calendar;
     use crate::paper::touch::{CallPut, Touch};
-    use crate::trading::calendar;
     use jiff::civil::date;
 
     #[test]

@@ -10,8 +10,8 @@ use super::osi::{display_symbol, osi_key, parse_option_symbol};
 use super::rounding::{money, round_dec};
 use super::sessions::{DAY_SECS, secs};
 use super::wire::{greeks_json, num};
+use crate::calendar::{self, SessionPhase};
 use crate::paper::touch::{MarketData, OptionContract};
-use crate::trading::calendar::{self, SessionPhase};
 
 enum DetailFlag {
     All,

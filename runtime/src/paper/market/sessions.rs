@@ -6,7 +6,7 @@ use std::f64::consts::TAU;
 use jiff::civil::Date;
 use jiff::{SignedDuration, Timestamp};
 
-use crate::trading::calendar::{self, SessionPhase};
+use crate::calendar::{self, SessionPhase};
 
 pub(super) const DAY_SECS: f64 = 86_400.0;
 pub(super) const YEAR_SECS: f64 = 365.0 * DAY_SECS;

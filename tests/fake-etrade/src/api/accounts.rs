@@ -8,10 +8,13 @@ use std::sync::Arc;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use runtime::emulation::codes;
+use runtime::emulation::query_params::{self, PORTFOLIO_VIEWS};
+use runtime::etrade::oauth;
 use serde_json::{Map, Value, json};
 
 use crate::fixtures::{AccountFixture, PositionFixture, TransactionFixture, pct, round};
-use crate::responses::{self, api_error, no_content, ok_json};
+use crate::responses::{self, api_error, invalid_param, no_content, ok_json, param_refusal};
 use crate::state::Shared;
 
 type Params = Query<HashMap<String, String>>;
@@ -46,8 +49,8 @@ pub(crate) async fn list(State(s): State<Arc<Shared>>) -> Response {
 fn unknown_account() -> Response {
     api_error(
         StatusCode::BAD_REQUEST,
-        100,
-        "Account key does not belong to user.",
+        codes::ACCOUNT_KEY,
+        codes::ACCOUNT_KEY_MESSAGE,
     )
 }
 
@@ -58,14 +61,6 @@ fn bool_param(q: &HashMap<String, String>, name: &str) -> Result<bool, Response>
         Some(v) if v == "false" => Ok(false),
         Some(_) => Err(invalid_param(name)),
     }
-}
-
-fn invalid_param(name: &str) -> Response {
-    api_error(
-        StatusCode::BAD_REQUEST,
-        1,
-        &format!("Invalid value for the parameter {name}."),
-    )
 }
 
 /// `GET /v1/accounts/{key}/balance?instType=BROKERAGE&realTimeNAV=true`
@@ -81,7 +76,13 @@ pub(crate) async fn balance(
     };
     match q.get("instType").map(String::as_str) {
         Some("BROKERAGE") => {}
-        _ => return api_error(StatusCode::BAD_REQUEST, 7002, "Invalid institution type."),
+        _ => {
+            return api_error(
+                StatusCode::BAD_REQUEST,
+                codes::INVALID_INSTITUTION_TYPE,
+                codes::INVALID_INSTITUTION_TYPE_MESSAGE,
+            );
+        }
     }
     let real_time = match bool_param(&q, "realTimeNAV") {
         Ok(b) => b,
@@ -243,14 +244,6 @@ const SORT_KEYS: &[&str] = &[
     "EXPAND_COLLAPSE_FLAG",
 ];
 
-const VIEWS: &[&str] = &[
-    "QUICK",
-    "PERFORMANCE",
-    "FUNDAMENTAL",
-    "OPTIONSWATCH",
-    "COMPLETE",
-];
-
 /// The largest `count` the fake serves (etrade-cli found 65535 accepted); above → 500.
 const MAX_PORTFOLIO_COUNT: usize = 65535;
 
@@ -290,20 +283,8 @@ struct PortfolioQuery {
 }
 
 fn portfolio_query(q: &HashMap<String, String>) -> Result<PortfolioQuery, Response> {
-    let count = match q.get("count") {
-        None => 50,
-        Some(v) => match v.parse::<usize>() {
-            Ok(0) | Err(_) => return Err(invalid_param("count")),
-            Ok(n) if n > MAX_PORTFOLIO_COUNT => {
-                return Err(api_error(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    100,
-                    "Request could not be completed.",
-                ));
-            }
-            Ok(n) => n,
-        },
-    };
+    let count = query_params::count(q.get("count").map(String::as_str), 50, MAX_PORTFOLIO_COUNT)
+        .map_err(|e| param_refusal(&e))?;
     let page = match q.get("pageNumber") {
         None => 1,
         Some(v) => match v.parse::<usize>() {
@@ -327,7 +308,7 @@ fn portfolio_query(q: &HashMap<String, String>) -> Result<PortfolioQuery, Respon
     }
     let view = match q.get("view") {
         None => "QUICK".to_string(),
-        Some(v) if VIEWS.contains(&v.as_str()) => v.clone(),
+        Some(v) if PORTFOLIO_VIEWS.contains(&v.as_str()) => v.clone(),
         Some(_) => return Err(invalid_param("view")),
     };
     Ok(PortfolioQuery {
@@ -603,17 +584,7 @@ fn next_url(base: &str, key: &str, q: &HashMap<String, String>, page: usize) -> 
         .collect();
     pairs.push(("pageNumber".into(), page.to_string()));
     pairs.sort();
-    let qs = pairs
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "{}={}",
-                runtime::etrade::oauth::encode(k),
-                runtime::etrade::oauth::encode(v)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("&");
+    let qs = query_params::query_string(&pairs, oauth::encode);
     format!("{base}/v1/accounts/{key}/portfolio?{qs}")
 }
 
@@ -720,17 +691,7 @@ const MAX_TRANSACTION_COUNT: usize = 50;
 
 /// `MMDDYYYY` → a civil date.
 fn mmddyyyy(name: &str, v: &str) -> Result<jiff::civil::Date, Response> {
-    let bad = || invalid_param(name);
-    if v.len() != 8 || !v.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let n = |r: std::ops::Range<usize>| v.get(r).and_then(|x| x.parse::<i16>().ok());
-    match (n(0..2), n(2..4), n(4..8)) {
-        (Some(m), Some(d), Some(y)) => {
-            jiff::civil::Date::new(y, m as i8, d as i8).map_err(|_| bad())
-        }
-        _ => Err(bad()),
-    }
+    query_params::mmddyyyy(v).ok_or_else(|| invalid_param(name))
 }
 
 fn utc_day(ms: i64) -> Option<jiff::civil::Date> {
@@ -792,19 +753,13 @@ pub(crate) async fn transactions(
     let Some(a) = inner.fixtures.account_by_key(&key) else {
         return unknown_account();
     };
-    let count = match q.get("count") {
-        None => MAX_TRANSACTION_COUNT,
-        Some(v) => match v.parse::<usize>() {
-            Ok(0) | Err(_) => return invalid_param("count"),
-            Ok(n) if n > MAX_TRANSACTION_COUNT => {
-                return api_error(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    100,
-                    "Request could not be completed.",
-                );
-            }
-            Ok(n) => n,
-        },
+    let count = match query_params::count(
+        q.get("count").map(String::as_str),
+        MAX_TRANSACTION_COUNT,
+        MAX_TRANSACTION_COUNT,
+    ) {
+        Ok(n) => n,
+        Err(e) => return param_refusal(&e),
     };
     let start = match q
         .get("startDate")
@@ -874,17 +829,7 @@ pub(crate) async fn transactions(
             .collect();
         pairs.push(("marker".into(), marker.clone()));
         pairs.sort();
-        let qs = pairs
-            .iter()
-            .map(|(k, v)| {
-                format!(
-                    "{}={}",
-                    runtime::etrade::oauth::encode(k),
-                    runtime::etrade::oauth::encode(v)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("&");
+        let qs = query_params::query_string(&pairs, oauth::encode);
         obj.insert(
             "next".into(),
             json!(format!(

@@ -9,22 +9,14 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use crate::codes;
 use crate::fixtures_market::{ALERTS, AlertFx};
-use crate::responses::{api_error, ok_json};
+use crate::responses::{api_error, invalid_param, ok_json};
 use crate::state::Shared;
+use runtime::emulation::codes;
 
 type Params = Query<HashMap<String, String>>;
 
 const MAX_COUNT: usize = 300;
-
-fn invalid_param(name: &str) -> Response {
-    api_error(
-        StatusCode::BAD_REQUEST,
-        1,
-        &format!("Invalid value for the parameter {name}."),
-    )
-}
 
 fn no_alerts() -> Response {
     api_error(

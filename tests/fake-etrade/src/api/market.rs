@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::fixtures::round;
 use crate::fixtures_market::{LOOKUP_EXTRA, QUOTES, QuoteFx, quote_fx};
-use crate::responses::{api_error, ok_json};
+use crate::responses::{api_error, invalid_param, ok_json};
 use crate::state::Shared;
 
 type Params = Query<HashMap<String, String>>;
@@ -25,14 +25,6 @@ const DETAIL_FLAGS: &[&str] = &[
     "WEEK_52",
     "MF_DETAIL",
 ];
-
-fn invalid_param(name: &str) -> Response {
-    api_error(
-        StatusCode::BAD_REQUEST,
-        1,
-        &format!("Invalid value for the parameter {name}."),
-    )
-}
 
 fn bool_param(q: &HashMap<String, String>, name: &str, default: bool) -> Result<bool, Response> {
     match q.get(name).map(|v| v.to_ascii_lowercase()) {

@@ -7,28 +7,18 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{Value, json};
+use runtime::emulation::cancel_request::cancel_order_id;
+use runtime::emulation::entry_rules::{self, EntryRefusal};
+use runtime::emulation::order_echo::message;
+use runtime::emulation::order_request::json_body;
+use runtime::emulation::{OrderStatus, codes};
+use serde_json::json;
 
-use crate::api::order_request::{invalid, message};
+use crate::api::order_request::refusal;
 use crate::api::orders::account;
-use crate::codes;
-use crate::responses::{api_error, ok_json};
+use crate::responses::{entry_refusal, ok_json};
 use crate::state::Shared;
-
-fn order_id(body: &[u8]) -> Result<i64, Response> {
-    let v: Value = serde_json::from_slice(body).map_err(|_| invalid("the body is not JSON"))?;
-    let Some(req) = v.get("CancelOrderRequest").and_then(Value::as_object) else {
-        return Err(invalid("the body has no CancelOrderRequest object"));
-    };
-    match req.get("orderId") {
-        Some(Value::Number(n)) => n.as_i64(),
-        Some(Value::String(v)) => v.trim().parse().ok(),
-        _ => None,
-    }
-    .ok_or_else(|| invalid("orderId is missing or not an integer"))
-}
 
 /// `PUT /v1/accounts/{key}/orders/cancel`
 pub(crate) async fn cancel(
@@ -40,28 +30,22 @@ pub(crate) async fn cancel(
         Ok(a) => a,
         Err(r) => return r,
     };
-    let id = match order_id(&body) {
+    let id = match json_body(&body).and_then(|v| cancel_order_id(&v)) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(e) => return refusal(&e),
     };
     let now_ms = s.now().as_millisecond();
     {
         let mut inner = s.lock();
-        let Some(o) = inner.book().get_mut(id).filter(|o| o.account_id == acct.id) else {
-            return api_error(
-                StatusCode::BAD_REQUEST,
-                codes::ORDER_NOT_FOUND,
-                codes::ORDER_NOT_FOUND_MESSAGE,
-            );
-        };
-        if !matches!(o.status.as_str(), "OPEN" | "INDIVIDUAL_FILLS") {
-            return api_error(
-                StatusCode::BAD_REQUEST,
-                codes::NOT_CANCELLABLE,
-                codes::NOT_CANCELLABLE_MESSAGE,
-            );
+        let order = inner.book().get_mut(id).filter(|o| o.account_id == acct.id);
+        let status = order.as_ref().and_then(|o| OrderStatus::parse(&o.status));
+        if let Err(refusal) = entry_rules::check_cancel(status) {
+            return entry_refusal(refusal);
         }
-        o.status = "CANCELLED".into();
+        let Some(o) = order else {
+            return entry_refusal(EntryRefusal::OrderNotFound);
+        };
+        o.status = OrderStatus::Cancelled.as_str().into();
         o.cancel_time = Some(now_ms);
     }
     ok_json(

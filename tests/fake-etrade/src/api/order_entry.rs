@@ -15,33 +15,25 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::{Value, json};
+use runtime::emulation::entry_rules::{self, EntryRefusal};
+use runtime::emulation::order_echo::{disclosure, message};
+use runtime::emulation::order_request::preview_id;
+use runtime::emulation::{OrderRequest, OrderRoot, OrderStatus, codes};
+use serde_json::json;
 
-use crate::api::order_request::{
-    Estimate, OrderRequest, echo_order, estimate, message, parse, preview_id,
-};
+use crate::api::order_request::{CheckedOrder, Estimate, echo_order, estimate, parse};
 use crate::api::orders::{Acct, account};
-use crate::codes;
 use crate::config::PlacedIdLocation;
-use crate::orders_state::{FakeOrder, OrderBook, Preview};
-use crate::responses::{api_error, ok_json};
+use crate::orders_state::{FakeLegState, FakeOrder, OrderBook, Preview};
+use crate::responses::{entry_refusal, ok_json};
 use crate::state::Shared;
-
-fn error(code: i64, message: &str) -> Response {
-    api_error(StatusCode::BAD_REQUEST, code, message)
-}
-
-fn timed_out() -> Response {
-    error(codes::PREVIEW_TIMED_OUT, codes::PREVIEW_TIMED_OUT_MESSAGE)
-}
 
 fn order_id_param(raw: &str) -> Result<i64, Response> {
     raw.parse::<i64>()
         .ok()
         .filter(|id| *id > 0)
-        .ok_or_else(|| error(codes::ORDER_NOT_FOUND, codes::ORDER_NOT_FOUND_MESSAGE))
+        .ok_or_else(|| entry_refusal(EntryRefusal::OrderNotFound))
 }
 
 /// The order being changed must be this account's, OPEN, and keep its shape.
@@ -51,38 +43,19 @@ fn check_changeable(
     order_id: i64,
     r: &OrderRequest,
 ) -> Result<(), Response> {
-    let Some(old) = book.get(order_id).filter(|o| o.account_id == acct.id) else {
-        return Err(error(
-            codes::ORDER_NOT_FOUND,
-            codes::ORDER_NOT_FOUND_MESSAGE,
-        ));
+    let old = book
+        .get(order_id)
+        .filter(|o| o.account_id == acct.id)
+        .map(|o| (OrderStatus::parse(&o.status), &o.request));
+    let old = match old {
+        Some((Some(status), request)) => Some((status, request)),
+        _ => None,
     };
-    if old.status != "OPEN" {
-        return Err(error(codes::NOT_CHANGEABLE, codes::NOT_CHANGEABLE_MESSAGE));
-    }
-    let same_legs = old.legs.len() == r.legs.len()
-        && old.legs.iter().zip(&r.legs).all(|(a, b)| {
-            a.symbol == b.symbol
-                && a.security_type == b.security_type
-                && a.action == b.action
-                && a.option == b.option
-        });
-    if old.order_type != r.order_type || !same_legs {
-        return Err(error(
-            codes::CHANGE_NOT_ALLOWED,
-            codes::CHANGE_NOT_ALLOWED_MESSAGE,
-        ));
-    }
-    Ok(())
+    entry_rules::check_change(old, r).map_err(entry_refusal)
 }
 
 fn dst(s: &Shared) -> bool {
     s.tz.to_offset_info(s.now()).dst().is_dst()
-}
-
-fn disclosure(r: &OrderRequest) -> Value {
-    json!({"ehDisclosureFlag": r.market_session == "EXTENDED", "ahDisclosureFlag": false,
-        "conditionalDisclosureFlag": true, "aoDisclosureFlag": r.all_or_none})
 }
 
 fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Response {
@@ -94,20 +67,20 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
         Ok(id) => id,
         Err(r) => return r,
     };
-    let req = match parse(s, body, "PreviewOrderRequest") {
+    let req = match parse(s, body, OrderRoot::Preview) {
         Ok(r) => r,
         Err(r) => return r,
     };
-    let est = estimate(s, &req);
+    let est = estimate(s, &req.request);
     if est.debit && est.total() > acct.cash {
-        return error(codes::INSUFFICIENT_FUNDS, codes::INSUFFICIENT_FUNDS_MESSAGE);
+        return entry_refusal(EntryRefusal::InsufficientFunds);
     }
     let now = s.now();
     let preview_id = {
         let mut inner = s.lock();
         let book = inner.book();
         if let Some(id) = change_of
-            && let Err(r) = check_changeable(book, &acct, id, &req)
+            && let Err(r) = check_changeable(book, &acct, id, &req.request)
         {
             return r;
         }
@@ -123,22 +96,22 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
     let bp = json!({"currentBp": acct.cash, "currentOor": 0.0, "currentNetBp": acct.cash,
         "currentOrderImpact": impact, "netBp": crate::fixtures::round(acct.cash - impact, 2)});
     ok_json(&json!({"PreviewOrderResponse": {
-        "orderType": req.order_type, "totalOrderValue": est.value,
+        "orderType": req.request.order_type.as_str(), "totalOrderValue": est.value,
         "totalCommission": est.commission, "previewTime": now.as_millisecond(),
         "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
         "marginLevelCd": acct.margin_level(), "isEmployee": false,
-        "clientOrderId": req.client_order_id,
+        "clientOrderId": req.request.client_order_id,
         "cashBpDetails": {"settled": bp},
         "Order": [echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
         "PreviewIds": [{"previewId": preview_id, "cashMargin": acct.cash_margin()}],
-        "Disclosure": disclosure(&req),
+        "Disclosure": disclosure(&req.request),
     }}))
 }
 
 fn new_order(
     acct: &Acct,
     key: &str,
-    r: &OrderRequest,
+    r: &CheckedOrder,
     est: &Estimate,
     now_ms: i64,
     preview: i64,
@@ -147,16 +120,17 @@ fn new_order(
         order_id: 0,
         account_id: acct.id.clone(),
         account_key: key.to_string(),
-        client_order_id: Some(r.client_order_id.clone()),
-        order_type: r.order_type.clone(),
-        status: "OPEN".into(),
-        price_type: r.price_type.clone(),
-        order_term: r.order_term.clone(),
-        market_session: r.market_session.clone(),
-        all_or_none: r.all_or_none,
-        limit_price: r.limit_price,
-        stop_price: r.stop_price,
-        legs: r.legs.clone(),
+        request: r.request.clone(),
+        leg_states: r
+            .descriptions
+            .iter()
+            .map(|d| FakeLegState {
+                symbol_description: d.clone(),
+                filled_quantity: 0.0,
+                average_execution_price: None,
+            })
+            .collect(),
+        status: OrderStatus::Open.as_str().into(),
         order_value: est.value,
         commission: est.commission,
         placed_time: now_ms,
@@ -178,14 +152,14 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         Ok(id) => id,
         Err(r) => return r,
     };
-    let req = match parse(s, body, "PlaceOrderRequest") {
+    let req = match parse(s, body, OrderRoot::Place) {
         Ok(r) => r,
         Err(r) => return r,
     };
-    let Some(pid) = preview_id(&req) else {
-        return timed_out();
+    let Some(pid) = preview_id(req.preview_ids.as_ref()) else {
+        return entry_refusal(EntryRefusal::PreviewTimedOut);
     };
-    let est = estimate(s, &req);
+    let est = estimate(s, &req.request);
     let now = s.now();
     let ttl_ms = i64::try_from(s.config.preview_ttl.as_millis()).unwrap_or(i64::MAX);
     let order_id = {
@@ -199,23 +173,22 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
                 && now.as_millisecond() - p.created_at.as_millisecond() <= ttl_ms
         });
         if !fresh {
-            return timed_out();
+            return entry_refusal(EntryRefusal::PreviewTimedOut);
         }
         if let Some(id) = change_of
-            && let Err(r) = check_changeable(book, &acct, id, &req)
+            && let Err(r) = check_changeable(book, &acct, id, &req.request)
         {
             return r;
         }
-        let exempt = change_of.map(|id| book.lineage(id)).unwrap_or_default();
+        let exempt = change_of
+            .map(|id| entry_rules::lineage(id, |o| book.get(o).and_then(|o| o.replaces_order_id)))
+            .unwrap_or_default();
         let duplicate = book.for_account(&acct.id).any(|o| {
-            o.client_order_id.as_deref() == Some(req.client_order_id.as_str())
+            o.client_order_id() == Some(req.request.client_order_id.as_str())
                 && !exempt.contains(&o.order_id)
         });
         if duplicate {
-            return error(
-                codes::DUPLICATE_CLIENT_ORDER_ID,
-                codes::DUPLICATE_CLIENT_ORDER_ID_MESSAGE,
-            );
+            return entry_refusal(EntryRefusal::DuplicateClientOrderId);
         }
         if let Some(p) = book.previews.get_mut(&pid) {
             p.used = true;
@@ -224,20 +197,20 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         order.replaces_order_id = change_of;
         let id = book.add_order(order);
         if let Some(old) = change_of.and_then(|o| book.get_mut(o)) {
-            old.status = "CANCELLED".into();
+            old.status = OrderStatus::Cancelled.as_str().into();
             old.cancel_time = Some(now.as_millisecond());
             old.replaced_by_order_id = Some(id);
         }
         id
     };
     let mut answer = json!({
-        "orderType": req.order_type, "totalOrderValue": est.value,
+        "orderType": req.request.order_type.as_str(), "totalOrderValue": est.value,
         "totalCommission": est.commission, "placedTime": now.as_millisecond(),
         "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
         "marginLevelCd": acct.margin_level(), "isEmployee": false,
-        "clientOrderId": req.client_order_id,
+        "clientOrderId": req.request.client_order_id,
         "Order": [echo_order(&req, &est, &[message(codes::PLACED, codes::PLACED_MESSAGE)])],
-        "Disclosure": disclosure(&req),
+        "Disclosure": disclosure(&req.request),
     });
     let at = s.lock().placed_id_location;
     match at {

@@ -8,32 +8,15 @@ use serde_json::{Map, Value, json};
 
 use super::{
     BASE_URL, account, bool_param, count_param, invalid_param, ms, next_link, num, pct,
-    positive_param, product_json, query,
+    positive_param, query,
 };
+use crate::calendar::{regular_hours, trading_day};
+use crate::emulation::query_params::PORTFOLIO_VIEWS;
+use crate::emulation::{NumberStyle, codes};
+use crate::paper::book::PaperError;
 use crate::paper::book::engine::{Ctx, cents, mark, touch};
-use crate::paper::book::state::{AccountRec, Instrument, LotRec, PositionRec, State};
-use crate::paper::book::{PaperError, codes};
-use crate::paper::touch::Greeks;
-use crate::trading::calendar::{regular_hours, trading_day};
-
-fn quote_symbol(i: &Instrument) -> String {
-    match i {
-        Instrument::Equity { symbol } => symbol.clone(),
-        Instrument::Option {
-            underlying,
-            expiry,
-            right,
-            strike,
-        } => format!(
-            "{underlying}:{}:{}:{}:{}:{:.6}",
-            expiry.year(),
-            expiry.month(),
-            expiry.day(),
-            right.as_str(),
-            strike
-        ),
-    }
-}
+use crate::paper::book::state::{AccountRec, LotRec, PositionRec, State};
+use crate::paper::touch::{Greeks, OptionContract};
 
 /// The close of the last regular session before `now`'s trading day.
 fn previous_close(now: Timestamp) -> Option<Timestamp> {
@@ -78,9 +61,7 @@ fn valued(ctx: &Ctx<'_>, p: &PositionRec, now: Timestamp, greeks: bool) -> Value
         market_value,
         total_cost: cents(p.cost()),
         days_gain: cents(qty * (last - prev_close) * mult),
-        greeks: p
-            .instrument
-            .contract()
+        greeks: OptionContract::of(&p.instrument)
             .filter(|_| greeks)
             .and_then(|c| ctx.market.option_greeks(&c, now)),
     }
@@ -121,14 +102,6 @@ fn lot_json(p: &PositionRec, lot: &LotRec, v: &Valued, now: Timestamp) -> Value 
         "shortType": i64::from(qty.is_sign_negative()),
     })
 }
-
-const VIEWS: &[&str] = &[
-    "QUICK",
-    "PERFORMANCE",
-    "FUNDAMENTAL",
-    "OPTIONSWATCH",
-    "COMPLETE",
-];
 
 fn view_json(view: &str, p: &PositionRec, v: &Valued, now: Timestamp) -> (&'static str, Value) {
     let change = v.last - v.prev_close;
@@ -204,7 +177,10 @@ fn position_json(
     };
     put("positionId", json!(p.position_id));
     put("accountId", json!(a.id));
-    put("Product", product_json(&p.instrument, true));
+    put(
+        "Product",
+        p.instrument.product_json(NumberStyle::Exact, true),
+    );
     if let Some(osi) = p.instrument.osi_key() {
         put("osiKey", json!(osi));
     }
@@ -249,7 +225,7 @@ fn position_json(
         "quoteDetails",
         json!(format!(
             "{BASE_URL}/v1/market/quote/{}",
-            quote_symbol(&p.instrument)
+            p.instrument.quote_symbol()
         )),
     );
     let (name, x) = view_json(view, p, v, now);
@@ -284,7 +260,7 @@ pub(crate) fn portfolio(
     }
     let view = match query(q, "view") {
         None => "QUICK",
-        Some(v) if VIEWS.contains(&v) => v,
+        Some(v) if PORTFOLIO_VIEWS.contains(&v) => v,
         Some(_) => return Err(invalid_param("view")),
     };
     let sort_by = query(q, "sortBy");

@@ -4,13 +4,11 @@
 use crate::etrade::EtradeRequest;
 use serde_json::{Value, json};
 
-use super::{
-    BASE_URL, account, count_param, date_param, invalid_param, ms, next_link, num, product_json,
-    query,
-};
-use crate::paper::book::state::{AccountRec, Instrument, State, TransactionRec, TxKind};
-use crate::paper::book::{PaperError, codes};
-use crate::trading::calendar::time_zone;
+use super::{BASE_URL, account, count_param, date_param, invalid_param, ms, next_link, num, query};
+use crate::calendar::time_zone;
+use crate::emulation::{Instrument, NumberStyle, codes};
+use crate::paper::book::PaperError;
+use crate::paper::book::state::{AccountRec, State, TransactionRec, TxKind};
 
 fn marker_of(t: &TransactionRec) -> String {
     format!("{}_{}", t.transaction_id, t.at.as_second())
@@ -19,7 +17,7 @@ fn marker_of(t: &TransactionRec) -> String {
 fn transaction_product(t: &TransactionRec) -> Value {
     t.instrument
         .as_ref()
-        .map_or_else(|| json!({}), |i| product_json(i, false))
+        .map_or_else(|| json!({}), |i| i.product_json(NumberStyle::Exact, false))
 }
 
 fn transaction_json(a: &AccountRec, t: &TransactionRec) -> Value {

@@ -3,233 +3,15 @@
 //! stored as JSON (decimals as exact strings).
 
 use jiff::Timestamp;
-use jiff::civil::Date;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::paper::book::request::OrderRequest;
-use crate::paper::touch::{CallPut, OptionContract};
+use crate::emulation::{Action, Instrument, OrderRequest, OrderStatus};
 
 pub(crate) const FIRST_ORDER_ID: i64 = 1_001;
 pub(crate) const FIRST_PREVIEW_ID: i64 = 310_000_000_001;
 pub(crate) const FIRST_POSITION_ID: i64 = 20_000_000_001;
 pub(crate) const FIRST_TRANSACTION_ID: i64 = 26_000_000_000_001;
-
-/// A call or a put (the stored form of [`CallPut`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub(crate) enum Right {
-    Call,
-    Put,
-}
-
-impl Right {
-    pub fn as_str(self) -> &'static str {
-        self.to_call_put().as_str()
-    }
-
-    pub fn to_call_put(self) -> CallPut {
-        match self {
-            Right::Call => CallPut::Call,
-            Right::Put => CallPut::Put,
-        }
-    }
-}
-
-/// What a leg or a position trades.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub(crate) enum Instrument {
-    Equity {
-        symbol: String,
-    },
-    Option {
-        underlying: String,
-        expiry: Date,
-        right: Right,
-        strike: Decimal,
-    },
-}
-
-impl Instrument {
-    /// The symbol (the underlier's for an option).
-    pub fn symbol(&self) -> &str {
-        match self {
-            Instrument::Equity { symbol } => symbol,
-            Instrument::Option { underlying, .. } => underlying,
-        }
-    }
-
-    pub fn is_option(&self) -> bool {
-        matches!(self, Instrument::Option { .. })
-    }
-
-    pub fn security_type(&self) -> &'static str {
-        if self.is_option() { "OPTN" } else { "EQ" }
-    }
-
-    /// Shares per unit: 100 for an option contract.
-    pub fn multiplier(&self) -> Decimal {
-        if self.is_option() {
-            Decimal::ONE_HUNDRED
-        } else {
-            Decimal::ONE
-        }
-    }
-
-    pub fn contract(&self) -> Option<OptionContract> {
-        match self {
-            Instrument::Equity { .. } => None,
-            Instrument::Option {
-                underlying,
-                expiry,
-                right,
-                strike,
-            } => Some(OptionContract {
-                underlying: underlying.clone(),
-                expiration: *expiry,
-                call_put: right.to_call_put(),
-                strike: *strike,
-            }),
-        }
-    }
-
-    /// The OSI key of an option (`AAPL--250620C00150000`), None for an equity.
-    pub fn osi_key(&self) -> Option<String> {
-        let Instrument::Option {
-            underlying,
-            expiry,
-            right,
-            strike,
-        } = self
-        else {
-            return None;
-        };
-        let thousandths = (strike * Decimal::ONE_THOUSAND).trunc();
-        Some(format!(
-            "{underlying:-<6}{:02}{:02}{:02}{}{:0>8}",
-            expiry.year() % 100,
-            expiry.month(),
-            expiry.day(),
-            if *right == Right::Put { 'P' } else { 'C' },
-            thousandths
-        ))
-    }
-
-    /// How E*TRADE displays the security (`AAPL Jun 20 '25 $150 Call`).
-    pub fn display(&self) -> String {
-        match self {
-            Instrument::Equity { symbol } => symbol.clone(),
-            Instrument::Option {
-                underlying,
-                expiry,
-                right,
-                strike,
-            } => format!(
-                "{underlying} {} '{:02} ${} {}",
-                expiry.strftime("%b %d"),
-                expiry.year() % 100,
-                strike.normalize(),
-                if *right == Right::Put { "Put" } else { "Call" }
-            ),
-        }
-    }
-}
-
-/// E*TRADE's order actions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub(crate) enum Action {
-    Buy,
-    Sell,
-    BuyToCover,
-    SellShort,
-    BuyOpen,
-    BuyClose,
-    SellOpen,
-    SellClose,
-}
-
-impl Action {
-    pub fn parse(s: &str) -> Option<Action> {
-        Some(match s {
-            "BUY" => Action::Buy,
-            "SELL" => Action::Sell,
-            "BUY_TO_COVER" => Action::BuyToCover,
-            "SELL_SHORT" => Action::SellShort,
-            "BUY_OPEN" => Action::BuyOpen,
-            "BUY_CLOSE" => Action::BuyClose,
-            "SELL_OPEN" => Action::SellOpen,
-            "SELL_CLOSE" => Action::SellClose,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Buy => "BUY",
-            Action::Sell => "SELL",
-            Action::BuyToCover => "BUY_TO_COVER",
-            Action::SellShort => "SELL_SHORT",
-            Action::BuyOpen => "BUY_OPEN",
-            Action::BuyClose => "BUY_CLOSE",
-            Action::SellOpen => "SELL_OPEN",
-            Action::SellClose => "SELL_CLOSE",
-        }
-    }
-
-    pub fn is_buy(self) -> bool {
-        matches!(
-            self,
-            Action::Buy | Action::BuyToCover | Action::BuyOpen | Action::BuyClose
-        )
-    }
-
-    /// +1 for a buy, −1 for a sell.
-    pub fn sign(self) -> Decimal {
-        if self.is_buy() {
-            Decimal::ONE
-        } else {
-            Decimal::NEGATIVE_ONE
-        }
-    }
-
-    pub fn for_option(self) -> bool {
-        matches!(
-            self,
-            Action::BuyOpen | Action::BuyClose | Action::SellOpen | Action::SellClose
-        )
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub(crate) enum Status {
-    Open,
-    IndividualFills,
-    Executed,
-    Cancelled,
-    Expired,
-    Rejected,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Open => "OPEN",
-            Status::IndividualFills => "INDIVIDUAL_FILLS",
-            Status::Executed => "EXECUTED",
-            Status::Cancelled => "CANCELLED",
-            Status::Expired => "EXPIRED",
-            Status::Rejected => "REJECTED",
-        }
-    }
-
-    /// Still working (can fill, be cancelled or expire).
-    pub fn is_open(self) -> bool {
-        matches!(self, Status::Open | Status::IndividualFills)
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct AccountRec {
@@ -279,7 +61,7 @@ impl LegRec {
 pub(crate) struct EventRec {
     pub name: String,
     pub at: Timestamp,
-    pub status: Status,
+    pub status: OrderStatus,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -290,7 +72,7 @@ pub(crate) struct OrderRec {
     pub preview_id: i64,
     pub request: OrderRequest,
     pub legs: Vec<LegRec>,
-    pub status: Status,
+    pub status: OrderStatus,
     pub preview_at: Timestamp,
     pub placed_at: Timestamp,
     pub executed_at: Option<Timestamp>,

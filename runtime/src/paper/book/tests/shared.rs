@@ -41,7 +41,7 @@ fn a_placement_on_one_book_is_seen_by_the_other() {
     let bought = placed(&a, &margin, &eq("AAPL", "BUY", 10, "MARKET", None));
     assert_eq!(position_qty(&b.snapshot(), &margin, "AAPL"), d("10"));
     assert_eq!(cash(&b, &margin), d("99000"));
-    assert_eq!(order(&b, bought).status, Status::Executed);
+    assert_eq!(order(&b, bought).status, OrderStatus::Executed);
     assert_eq!(order_ids(&b, &margin), vec![bought]);
     let page = PortfolioPage::from_wire(b.portfolio(&margin, &q(&[])).ok(), 1)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -77,12 +77,12 @@ fn a_placement_on_one_book_is_seen_by_the_other() {
 fn a_resting_order_fills_once_whichever_book_catches_up() {
     let (_dir, a, b, market, margin) = two();
     let id = placed(&a, &margin, &eq("AAPL", "BUY", 10, "LIMIT", Some("99")));
-    assert_eq!(order(&b, id).status, Status::Open);
+    assert_eq!(order(&b, id).status, OrderStatus::Open);
     market.set("AAPL", base() + mins(10), t("98.40", "98.50", 1_000, 1_000));
     b.advance(mins(20)).unwrap_or_else(|e| panic!("{e}"));
     for book in [&a, &b] {
         let o = order(book, id);
-        assert_eq!(o.status, Status::Executed);
+        assert_eq!(o.status, OrderStatus::Executed);
         assert_eq!(o.executed_at, Some(base() + mins(10)));
         assert_eq!(position_qty(&book.snapshot(), &margin, "AAPL"), d("10"));
         assert_eq!(cash(book, &margin), d("100000") - d("985"));

@@ -1,0 +1,45 @@
+//! One emulation of E*TRADE's order API for the two places that answer in E*TRADE's name:
+//! the paper broker ([`crate::paper`]) and the fake E*TRADE server the tests run against
+//! (`tests/fake-etrade`). What E*TRADE accepts, how it words a refusal and how it shapes the
+//! order members of its answers is written here once, so the two cannot drift apart.
+//!
+//! * [`codes`]: every `{"Error":{"code","message"}}` either of them answers with.
+//! * [`order_fields`], [`action`], [`instrument`], [`order_status`]: the enumerated values of
+//!   an order as E*TRADE spells them.
+//! * [`order_request`]: `PreviewOrderRequest` / `PlaceOrderRequest` bodies checked into an
+//!   [`order_request::OrderRequest`]; [`cancel_request`]: `CancelOrderRequest` bodies;
+//!   [`request_error`]: the refusals of both.
+//! * [`entry_rules`]: what a change, a cancel or a repeated `clientOrderId` may do given the
+//!   orders already in the book.
+//! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
+//!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
+//!   their refusals.
+//! * [`json_number`]: how each emulator writes a decimal into JSON.
+//!
+//! The E*TRADE client ([`crate::etrade`]) never uses this module: its parsing of E*TRADE's
+//! answers stays independent, so the fake server still tests it.
+
+mod wire_enum;
+
+pub mod action;
+pub mod cancel_request;
+pub mod codes;
+pub mod entry_rules;
+pub mod instrument;
+pub mod json_number;
+pub mod order_echo;
+pub mod order_fields;
+pub mod order_list;
+pub mod order_request;
+pub mod order_status;
+pub mod query_params;
+pub mod request_error;
+
+pub use self::action::Action;
+pub use self::entry_rules::EntryRefusal;
+pub use self::instrument::{Instrument, Right, SecurityType};
+pub use self::json_number::NumberStyle;
+pub use self::order_fields::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};
+pub use self::order_request::{LegRequest, OrderRequest, OrderRoot, OrderScope};
+pub use self::order_status::OrderStatus;
+pub use self::request_error::{RequestError, Unsupported};
