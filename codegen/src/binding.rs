@@ -140,7 +140,7 @@ pub fn check(t: &model::ToolDef, input: &ir::Object, d: &mut Diagnostics) -> Opt
                     module.to_ascii_lowercase()
                 ),
                 None => format!(
-                    "no endpoint {verb} {wire_path} in {ENDPOINTS_FILE}: declare it in `Endpoint` and `Endpoint::shape` there, answer it in runtime/src/paper/broker.rs, and serve it in tests/fake-etrade"
+                    "no endpoint {verb} {wire_path} in {ENDPOINTS_FILE}: add its row there, answer it in runtime/src/paper/broker.rs, and serve it in tests/fake-etrade"
                 ),
             };
             d.at(&b.path, message);

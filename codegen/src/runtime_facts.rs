@@ -1,14 +1,15 @@
-//! What the runtime offers a spec binding, read from the runtime's own source so there is
-//! one list: the endpoint table in `runtime/src/etrade/request.rs` (one
-//! `Endpoint::Name => shape(VERB, MODULE, "path"),` row each; a runtime test keeps that form)
-//! and the answer models in `runtime/src/etrade/answers.rs` (`impl BrokerAnswer for Name`).
+//! What the runtime offers a spec binding, read from the runtime's own files so there is one
+//! list: the endpoint table `runtime/src/etrade/endpoint_table.rs` (rows of data,
+//! `Name = VERB MODULE "path";`, parsed with syn; the runtime expands the same rows into
+//! `Endpoint`) and the answer models in `runtime/src/etrade/answers.rs`
+//! (`impl BrokerAnswer for Name`).
 
 use std::sync::OnceLock;
 
-pub const ENDPOINTS_FILE: &str = "runtime/src/etrade/request.rs";
+pub const ENDPOINTS_FILE: &str = "runtime/src/etrade/endpoint_table.rs";
 pub const ANSWERS_FILE: &str = "runtime/src/etrade/answers.rs";
 
-const ENDPOINTS_SOURCE: &str = include_str!("../../runtime/src/etrade/request.rs");
+const ENDPOINTS_SOURCE: &str = include_str!("../../runtime/src/etrade/endpoint_table.rs");
 const ANSWERS_SOURCE: &str = include_str!("../../runtime/src/etrade/answers.rs");
 
 /// One row of the runtime's endpoint table.
@@ -33,22 +34,45 @@ pub fn answers() -> &'static [String] {
     NAMES.get_or_init(|| answer_names(ANSWERS_SOURCE))
 }
 
+/// The rows of the table's one `endpoints! { ... }` item; none if the file does not parse
+/// (the binding check then names the file for every binding).
 fn endpoint_rows(source: &str) -> Vec<EndpointRow> {
-    let Ok(re) = regex_lite::Regex::new(
-        r#"^Endpoint::(\w+) => shape\((GET|POST|PUT|DELETE), (ACCOUNTS|MARKET|ORDERS|ALERTS), "([^"]+)"\),$"#,
-    ) else {
+    let Ok(file) = syn::parse_file(source) else {
         return Vec::new();
     };
-    source
-        .lines()
-        .filter_map(|l| re.captures(l.trim()))
-        .map(|c| EndpointRow {
-            variant: c[1].to_string(),
-            verb: c[2].to_string(),
-            module: c[3].to_string(),
-            path: c[4].to_string(),
+    file.items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Macro(m) if m.mac.path.is_ident("endpoints") => {
+                m.mac.parse_body::<Table>().ok()
+            }
+            _ => None,
         })
-        .collect()
+        .map(|t| t.0)
+        .unwrap_or_default()
+}
+
+struct Table(Vec<EndpointRow>);
+
+impl syn::parse::Parse for Table {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Table> {
+        let mut rows = Vec::new();
+        while !input.is_empty() {
+            let variant: syn::Ident = input.parse()?;
+            input.parse::<syn::Token![=]>()?;
+            let verb: syn::Ident = input.parse()?;
+            let module: syn::Ident = input.parse()?;
+            let path: syn::LitStr = input.parse()?;
+            input.parse::<syn::Token![;]>()?;
+            rows.push(EndpointRow {
+                variant: variant.to_string(),
+                verb: verb.to_string(),
+                module: module.to_string(),
+                path: path.value(),
+            });
+        }
+        Ok(Table(rows))
+    }
 }
 
 fn answer_names(source: &str) -> Vec<String> {

@@ -1,43 +1,18 @@
 //! The E*TRADE v1 operations the server uses, as typed requests.
 //!
-//! Each operation's method, pacing module and URL shape is declared once, in
-//! [`Endpoint::shape`]; a request becomes a URL only in [`EtradeRequest::url`], for HTTP. The
+//! Each operation's method, pacing module and URL shape is declared once, as a row of
+//! `endpoint_table.rs`; a request becomes a URL only in [`EtradeRequest::url`], for HTTP. The
 //! paper broker matches on the [`Endpoint`] and reads the typed [`Param`]s, so nothing parses
 //! what the tool layer wrote.
 //!
 //! `spec/tools.yaml` binds tools to these endpoints by method, module and path, and the code
-//! generator reads the table in [`Endpoint::shape`] to check those bindings. Keep its one
-//! `Endpoint::Name => shape(VERB, MODULE, "path"),` line per endpoint.
+//! generator reads the same table as data to check those bindings.
 
 use super::failure::Operation;
 use super::limiter::Module;
 use jiff::civil::Date;
 use reqwest::Method;
 use rust_decimal::Decimal;
-
-/// An E*TRADE v1 operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Endpoint {
-    AccountList,
-    Balance,
-    Portfolio,
-    PositionLots,
-    Transactions,
-    TransactionDetails,
-    Orders,
-    PreviewOrder,
-    PlaceOrder,
-    CancelOrder,
-    PreviewChangeOrder,
-    PlaceChangeOrder,
-    Quotes,
-    Lookup,
-    OptionChains,
-    OptionExpireDates,
-    Alerts,
-    AlertDetails,
-    DeleteAlerts,
-}
 
 /// The HTTP method of an endpoint (a plain enum, so the table below is `const`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,54 +50,28 @@ const fn shape(verb: Verb, module: Module, path: &'static str) -> Shape {
 use Module::{Accounts as ACCOUNTS, Alerts as ALERTS, Market as MARKET, Orders as ORDERS};
 use Verb::{Delete as DELETE, Get as GET, Post as POST, Put as PUT};
 
-impl Endpoint {
-    pub const ALL: [Endpoint; 19] = [
-        Endpoint::AccountList,
-        Endpoint::Balance,
-        Endpoint::Portfolio,
-        Endpoint::PositionLots,
-        Endpoint::Transactions,
-        Endpoint::TransactionDetails,
-        Endpoint::Orders,
-        Endpoint::PreviewOrder,
-        Endpoint::PlaceOrder,
-        Endpoint::CancelOrder,
-        Endpoint::PreviewChangeOrder,
-        Endpoint::PlaceChangeOrder,
-        Endpoint::Quotes,
-        Endpoint::Lookup,
-        Endpoint::OptionChains,
-        Endpoint::OptionExpireDates,
-        Endpoint::Alerts,
-        Endpoint::AlertDetails,
-        Endpoint::DeleteAlerts,
-    ];
-
-    #[rustfmt::skip]
-    pub const fn shape(self) -> Shape {
-        match self {
-            Endpoint::AccountList => shape(GET, ACCOUNTS, "/v1/accounts/list"),
-            Endpoint::Balance => shape(GET, ACCOUNTS, "/v1/accounts/{accountIdKey}/balance"),
-            Endpoint::Portfolio => shape(GET, ACCOUNTS, "/v1/accounts/{accountIdKey}/portfolio"),
-            Endpoint::PositionLots => shape(GET, ACCOUNTS, "/v1/accounts/{accountIdKey}/portfolio/{positionId}"),
-            Endpoint::Transactions => shape(GET, ACCOUNTS, "/v1/accounts/{accountIdKey}/transactions"),
-            Endpoint::TransactionDetails => shape(GET, ACCOUNTS, "/v1/accounts/{accountIdKey}/transactions/{transactionId}"),
-            Endpoint::Orders => shape(GET, ORDERS, "/v1/accounts/{accountIdKey}/orders"),
-            Endpoint::PreviewOrder => shape(POST, ORDERS, "/v1/accounts/{accountIdKey}/orders/preview"),
-            Endpoint::PlaceOrder => shape(POST, ORDERS, "/v1/accounts/{accountIdKey}/orders/place"),
-            Endpoint::CancelOrder => shape(PUT, ORDERS, "/v1/accounts/{accountIdKey}/orders/cancel"),
-            Endpoint::PreviewChangeOrder => shape(PUT, ORDERS, "/v1/accounts/{accountIdKey}/orders/{orderId}/change/preview"),
-            Endpoint::PlaceChangeOrder => shape(PUT, ORDERS, "/v1/accounts/{accountIdKey}/orders/{orderId}/change/place"),
-            Endpoint::Quotes => shape(GET, MARKET, "/v1/market/quote/{symbols}"),
-            Endpoint::Lookup => shape(GET, MARKET, "/v1/market/lookup/{search}"),
-            Endpoint::OptionChains => shape(GET, MARKET, "/v1/market/optionchains"),
-            Endpoint::OptionExpireDates => shape(GET, MARKET, "/v1/market/optionexpiredate"),
-            Endpoint::Alerts => shape(GET, ALERTS, "/v1/user/alerts"),
-            Endpoint::AlertDetails => shape(GET, ALERTS, "/v1/user/alerts/{alertId}"),
-            Endpoint::DeleteAlerts => shape(DELETE, ALERTS, "/v1/user/alerts/{alertIds}"),
+/// `Endpoint`, `Endpoint::ALL` and `Endpoint::shape` from the rows of `endpoint_table.rs`.
+macro_rules! endpoints {
+    ($($name:ident = $verb:ident $module:ident $path:literal;)*) => {
+        /// An E*TRADE v1 operation the server uses (see `endpoint_table.rs`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Endpoint {
+            $($name,)*
         }
-    }
+
+        impl Endpoint {
+            pub const ALL: &'static [Endpoint] = &[$(Endpoint::$name,)*];
+
+            pub const fn shape(self) -> Shape {
+                match self {
+                    $(Endpoint::$name => shape($verb, $module, $path),)*
+                }
+            }
+        }
+    };
 }
+
+include!("endpoint_table.rs");
 
 /// One parameter value, typed; rendered to E*TRADE's text only for HTTP.
 #[derive(Debug, Clone, PartialEq)]
@@ -434,21 +383,20 @@ mod tests {
         }
     }
 
-    /// The code generator reads the `shape` table from this file's text; it must find every
-    /// endpoint exactly as `shape` declares it.
+    /// The table has one row per endpoint, in `ALL`'s order.
     #[test]
-    fn the_shape_table_reads_as_the_code_generator_reads_it() {
-        let source = include_str!("request.rs");
-        let rows: Vec<&str> = source
+    fn the_table_lists_every_endpoint_once() {
+        let table = include_str!("endpoint_table.rs");
+        let rows: Vec<&str> = table
             .lines()
             .map(str::trim)
-            .filter(|l| l.starts_with("Endpoint::") && l.contains("=> shape("))
+            .filter(|l| l.ends_with("\";"))
             .collect();
         assert_eq!(rows.len(), Endpoint::ALL.len());
         for (row, e) in rows.iter().zip(Endpoint::ALL) {
             let s = e.shape();
             let expected = format!(
-                "Endpoint::{e:?} => shape({}, {}, \"{}\"),",
+                "{e:?} = {} {} \"{}\";",
                 format!("{:?}", s.verb).to_ascii_uppercase(),
                 format!("{:?}", s.module).to_ascii_uppercase(),
                 s.path
