@@ -33,7 +33,6 @@
 //!   anew for an operation the book reloads only if the stored generation is not the one
 //!   in memory (another process committed meanwhile).
 
-mod answers;
 mod commands;
 mod config;
 mod durable;
@@ -44,6 +43,7 @@ mod serve;
 mod state;
 #[cfg(test)]
 mod tests;
+mod wire_json;
 
 use std::sync::{Arc, Mutex};
 

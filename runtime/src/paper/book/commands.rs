@@ -5,10 +5,10 @@ use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
-use super::answers::num;
 use super::config::seed;
 use super::engine;
 use super::state::{self, AccountRec, Dirty};
+use super::wire_json::num;
 use super::{PaperBook, PaperError};
 use crate::calendar::phase_at;
 use crate::emulation::codes;

@@ -6,9 +6,9 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
 use super::PaperError;
-use super::answers::{self, num};
 use super::engine::{self, Ctx};
 use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State};
+use super::wire_json::{self, num};
 use crate::calendar::phase_at;
 use crate::emulation::cancel_request::cancel_order_id;
 use crate::emulation::entry_rules::{self, EntryRefusal};
@@ -62,7 +62,7 @@ pub(super) fn preview_op(
     body: &Value,
     change_of: Option<i64>,
 ) -> Result<Value, PaperError> {
-    let a = answers::account(s, account_key)?.clone();
+    let a = wire_json::account(s, account_key)?.clone();
     let req = order_request::parse(body, OrderRoot::Preview, OrderScope::PaperAccount)?.request;
     if let Some(id) = change_of {
         check_changeable(s, account_key, id, &req)?;
@@ -98,14 +98,14 @@ pub(super) fn preview_op(
         "totalOrderValue": num(est.value),
         "totalCommission": num(est.commission),
         "previewTime": now.as_millisecond(),
-        "dstFlag": answers::dst(now),
+        "dstFlag": wire_json::dst(now),
         "accountId": a.id,
-        "optionLevelCd": answers::option_level(&a).1,
-        "marginLevelCd": answers::margin_level(&a),
+        "optionLevelCd": wire_json::option_level(&a).1,
+        "marginLevelCd": wire_json::margin_level(&a),
         "isEmployee": false,
         "commissionMessage": "",
         "clientOrderId": req.client_order_id,
-        "Order": [answers::echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
+        "Order": [wire_json::echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
         "PreviewIds": [{"previewId": preview_id, "cashMargin": a.mode()}],
         "Disclosure": disclosure(&req),
     });
@@ -128,7 +128,7 @@ pub(super) fn place_op(
     body: &Value,
     change_of: Option<i64>,
 ) -> Result<Value, PaperError> {
-    let a = answers::account(s, account_key)?.clone();
+    let a = wire_json::account(s, account_key)?.clone();
     let ParsedOrder {
         request: req,
         preview_ids,
@@ -234,14 +234,14 @@ pub(super) fn place_op(
         "totalOrderValue": num(est.value),
         "totalCommission": num(est.commission),
         "placedTime": now.as_millisecond(),
-        "dstFlag": answers::dst(now),
+        "dstFlag": wire_json::dst(now),
         "accountId": a.id,
-        "optionLevelCd": answers::option_level(&a).1,
-        "marginLevelCd": answers::margin_level(&a),
+        "optionLevelCd": wire_json::option_level(&a).1,
+        "marginLevelCd": wire_json::margin_level(&a),
         "isEmployee": false,
         "commissionMsg": "",
         "clientOrderId": req.client_order_id,
-        "Order": [answers::echo_order(&req, &est, &[message(codes::PLACED, text)])],
+        "Order": [wire_json::echo_order(&req, &est, &[message(codes::PLACED, text)])],
         "OrderIds": [{"orderId": order_id, "cashMargin": a.mode()}],
         "Disclosure": disclosure(&req),
     }}))
@@ -253,7 +253,7 @@ pub(super) fn cancel_op(
     account_key: &str,
     body: &Value,
 ) -> Result<Value, PaperError> {
-    let a = answers::account(s, account_key)?.clone();
+    let a = wire_json::account(s, account_key)?.clone();
     let id = cancel_order_id(body)?;
     let order = account_order(s, account_key, id);
     entry_rules::check_cancel(order.map(|o| o.status))?;

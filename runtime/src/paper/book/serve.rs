@@ -4,27 +4,27 @@
 
 use serde_json::Value;
 
-use super::answers;
 use super::order_entry::{cancel_op, place_op, preview_op};
+use super::wire_json;
 use super::{PaperBook, PaperError};
 use crate::etrade::EtradeRequest;
 
 impl PaperBook {
     pub fn accounts_list(&self) -> Result<Value, PaperError> {
-        self.read(|s, _, _| answers::accounts_list(s))
+        self.read(|s, _, _| wire_json::accounts_list(s))
     }
 
     /// `BalanceResponse` as for `?instType=BROKERAGE&realTimeNAV=true`.
     pub fn balance(&self, account_key: &str) -> Result<Value, PaperError> {
-        self.read(|s, ctx, now| answers::balance(s, ctx, account_key, now))
+        self.read(|s, ctx, now| wire_json::balance(s, ctx, account_key, now))
     }
 
     pub fn portfolio(&self, account_key: &str, query: &EtradeRequest) -> Result<Value, PaperError> {
-        self.read(|s, ctx, now| answers::portfolio(s, ctx, account_key, query, now))
+        self.read(|s, ctx, now| wire_json::portfolio(s, ctx, account_key, query, now))
     }
 
     pub fn position_lots(&self, account_key: &str, position_id: i64) -> Result<Value, PaperError> {
-        self.read(|s, ctx, now| answers::position_lots(s, ctx, account_key, position_id, now))
+        self.read(|s, ctx, now| wire_json::position_lots(s, ctx, account_key, position_id, now))
     }
 
     pub fn transactions(
@@ -32,7 +32,7 @@ impl PaperBook {
         account_key: &str,
         query: &EtradeRequest,
     ) -> Result<Value, PaperError> {
-        self.read(|s, _, _| answers::transactions(s, account_key, query))
+        self.read(|s, _, _| wire_json::transactions(s, account_key, query))
     }
 
     pub fn transaction_details(
@@ -40,11 +40,11 @@ impl PaperBook {
         account_key: &str,
         transaction_id: i64,
     ) -> Result<Value, PaperError> {
-        self.read(|s, _, _| answers::transaction_details(s, account_key, transaction_id))
+        self.read(|s, _, _| wire_json::transaction_details(s, account_key, transaction_id))
     }
 
     pub fn orders(&self, account_key: &str, query: &EtradeRequest) -> Result<Value, PaperError> {
-        self.read(|s, _, _| answers::orders(s, account_key, query))
+        self.read(|s, _, _| wire_json::orders(s, account_key, query))
     }
 
     /// `PreviewOrderRequest` → `PreviewOrderResponse` (`change_of`: the order a change

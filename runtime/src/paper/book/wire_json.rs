@@ -1,8 +1,9 @@
-//! The E*TRADE-shaped JSON answers (what E*TRADE's HTTP bodies would be), built from the
-//! book's records. Money and prices are JSON numbers written from the exact decimals.
+//! The E*TRADE-shaped JSON bodies the paper book sends (what E*TRADE's HTTP bodies would
+//! be), built from the book's records. Money and prices are JSON numbers written from the
+//! exact decimals.
 //!
-//! This module holds what the answers share: numbers and times as JSON, query parameters,
-//! the account lookup, the Product block and the links' host. Each kind of answer is in its
+//! This module holds what the bodies share: numbers and times as JSON, query parameters,
+//! the account lookup, the Product block and the links' host. Each kind of body is in its
 //! own child module.
 
 mod accounts;
