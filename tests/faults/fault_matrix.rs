@@ -127,8 +127,8 @@ fn cases() -> Vec<ToolCase> {
 /// Fast, apart from the slow matrix: a new tool without a binding names its missing row here.
 #[test]
 fn every_tool_has_a_row() {
-    let cases = cases();
-    assert_eq!(cases.len(), etrade_mcp::generated::CATALOG.tools.len());
+    // Panics with the row to add when a tool without a binding has none.
+    cases();
     for (name, _, _) in UNBOUND {
         let tool = etrade_mcp::generated::CATALOG
             .tools

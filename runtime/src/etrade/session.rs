@@ -51,13 +51,11 @@ impl EtradeSession {
     pub async fn call(&self, request: &EtradeRequest) -> Result<Option<Value>, BrokerError> {
         let creds = self.load().await?;
         let secrets = known_secrets(&creds);
-        let map = |f: &BrokerFailure| {
-            BrokerError::new(f.clone(), request.operation).with_secrets(&secrets)
-        };
+        let map = |f: BrokerFailure| BrokerError::new(f, request.operation).with_secrets(&secrets);
         let now = (self.clock)();
         let creds = match state_of(&creds, &self.key, now) {
             CredentialState::Expired => {
-                return Err(map(&BrokerFailure::TokenExpired));
+                return Err(map(BrokerFailure::TokenExpired));
             }
             CredentialState::Inactive => self.renew_locked(&creds, &secrets).await?,
             _ => creds,
@@ -70,11 +68,11 @@ impl EtradeSession {
                 // E*TRADE rejects an idle token until it is renewed; our idle estimate can
                 // lag (another process, clock skew), so renew once and send the read again.
                 let renewed = self.renew_locked(&creds, &secrets).await?;
-                let result = self.send(&renewed, request).await.map_err(|f| map(&f))?;
+                let result = self.send(&renewed, request).await.map_err(map)?;
                 self.touch().await;
                 Ok(result)
             }
-            Err(f) => Err(map(&f)),
+            Err(f) => Err(map(f)),
             Ok(v) => {
                 self.touch().await;
                 Ok(v)
@@ -119,8 +117,8 @@ impl EtradeSession {
             .map_err(|_| BrokerError::internal(Operation::Read))?;
         match loaded {
             Ok(Some(c)) if c.has_access_token() => Ok(c),
-            Ok(_) => Err(credential_error(&BrokerFailure::CredentialsMissing)),
-            Err(_) => Err(credential_error(&BrokerFailure::StoreUnavailable)),
+            Ok(_) => Err(credential_error(BrokerFailure::CredentialsMissing)),
+            Err(_) => Err(credential_error(BrokerFailure::StoreUnavailable)),
         }
     }
 
@@ -146,9 +144,9 @@ impl EtradeSession {
         let current = tokio::task::spawn_blocking(move || store.load(&key))
             .await
             .map_err(|_| BrokerError::internal(Operation::Read))?
-            .map_err(|_| credential_error(&BrokerFailure::StoreUnavailable))?
+            .map_err(|_| credential_error(BrokerFailure::StoreUnavailable))?
             .filter(StoredCredentials::has_access_token)
-            .ok_or_else(|| credential_error(&BrokerFailure::CredentialsMissing))?;
+            .ok_or_else(|| credential_error(BrokerFailure::CredentialsMissing))?;
         let now = (self.clock)();
         if !always
             && &current != seen
@@ -180,7 +178,7 @@ impl EtradeSession {
         tokio::task::spawn_blocking(move || store.save(&key, &saved))
             .await
             .map_err(|_| BrokerError::internal(Operation::Read))?
-            .map_err(|_| credential_error(&BrokerFailure::StoreUnavailable))?;
+            .map_err(|_| credential_error(BrokerFailure::StoreUnavailable))?;
         drop(lock);
         tracing::info!(entry = %self.key, "access token renewed");
         Ok(renewed)
@@ -211,12 +209,12 @@ impl EtradeSession {
         tokio::task::spawn_blocking(move || coordinator.lock(&key))
             .await
             .map_err(|_| BrokerError::internal(Operation::Read))?
-            .map_err(|_| credential_error(&BrokerFailure::LockTimeout))
+            .map_err(|_| credential_error(BrokerFailure::LockTimeout))
     }
 }
 
-fn credential_error(f: &BrokerFailure) -> BrokerError {
-    BrokerError::new(f.clone(), Operation::Read)
+fn credential_error(f: BrokerFailure) -> BrokerError {
+    BrokerError::new(f, Operation::Read)
 }
 
 pub fn signer(c: &StoredCredentials) -> Signer<'_> {

@@ -87,10 +87,6 @@ fn not_available(op: Operation) -> BrokerError {
     )
 }
 
-fn rejected(status: u16, code: i64, message: &str, op: Operation) -> BrokerError {
-    BrokerError::refusal(status, code, message, op)
-}
-
 fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, BrokerError> {
     let internal =
         |why: &'static str| BrokerError::new(BrokerFailure::Internal { why: Some(why) }, op);
@@ -100,7 +96,7 @@ fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, BrokerErro
             status,
             code,
             message,
-        } => Err(rejected(status, code, &message, op)),
+        } => Err(BrokerError::refusal(status, code, &message, op)),
         PaperError::Busy => Err(internal(
             "Another etrade process is using the paper book (it kept the file open past the lock timeout); nothing was changed. Try again shortly.",
         )),
@@ -113,7 +109,7 @@ fn paper_error(e: PaperError, op: Operation) -> Result<Option<Value>, BrokerErro
 
 /// E*TRADE's answer for an option request on an unknown underlying.
 fn invalid_symbol(op: Operation) -> BrokerError {
-    rejected(
+    BrokerError::refusal(
         400,
         10033,
         "The symbol entered is invalid. Please enter another symbol.",
@@ -122,7 +118,7 @@ fn invalid_symbol(op: Operation) -> BrokerError {
 }
 
 fn unknown_endpoint(op: Operation) -> BrokerError {
-    rejected(404, 0, "Resource not found.", op)
+    BrokerError::refusal(404, 0, "Resource not found.", op)
 }
 
 impl PaperBroker {
@@ -242,7 +238,7 @@ impl Broker for PaperBroker {
                 Some(text) => match serde_json::from_str(text) {
                     Ok(v) => Some(v),
                     Err(_) => {
-                        return Err(rejected(
+                        return Err(BrokerError::refusal(
                             400,
                             9001,
                             "Invalid request body.",

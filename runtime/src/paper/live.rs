@@ -6,7 +6,8 @@
 
 use super::touch::{Greeks, MarketData, OptionContract, Touch};
 use crate::broker::Broker;
-use crate::contract::errors::{ErrorCode, ToolError};
+use crate::contract::error_mapping::classify;
+use crate::contract::errors::ErrorCode;
 use crate::etrade::models::money::decimal_of;
 use crate::etrade::{BrokerError, EtradeRequest, EtradeSession};
 use jiff::Timestamp;
@@ -49,7 +50,7 @@ pub struct LiveQuotes {
 /// Errors that mean "no usable credentials": fall back to the simulator.
 fn not_logged_in(e: &BrokerError) -> bool {
     matches!(
-        ToolError::from(e.clone()).code,
+        classify(&e.failure, e.operation),
         ErrorCode::AuthenticationRequired
             | ErrorCode::AuthorizationExpired
             | ErrorCode::AuthenticationFailed

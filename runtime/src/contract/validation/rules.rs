@@ -19,17 +19,12 @@ pub(super) fn check(
 ) {
     let present = |name: &str| fields.get(name).is_some_and(|v| !v.is_null());
     for rule in rules {
-        let holds = |c: &Condition| {
-            fields
-                .get(c.field)
-                .and_then(condition_value)
-                .is_some_and(|v| c.one_of.contains(&v.as_str()))
-        };
+        let holds = |c: &Condition| fields.get(c.field).is_some_and(|v| holds_one_of(v, c));
         if rule.when.as_ref().is_some_and(|c| !holds(c)) || rule.unless.as_ref().is_some_and(holds)
         {
             continue;
         }
-        if names(&rule.check).any(|n| failed.contains(n)) {
+        if reads_a_failed_field(&rule.check, failed) {
             continue;
         }
         let mut at = |field: &'static str, code: &'static str, d: &mut Diagnostics| {
@@ -107,27 +102,26 @@ pub(super) fn check(
     }
 }
 
-/// The text a condition compares: an enum's value, or `true` / `false`.
-fn condition_value(v: &Value) -> Option<String> {
+/// Whether a field's value is one of a condition's: an enum's value, or `true` / `false`.
+fn holds_one_of(v: &Value, c: &Condition) -> bool {
     match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
+        Value::String(s) => c.one_of.contains(&s.as_str()),
+        Value::Bool(b) => c.one_of.contains(&if *b { "true" } else { "false" }),
+        _ => false,
     }
 }
 
-/// The fields a check reads, for skipping it when one failed its own checks.
-fn names(check: &RuleCheck) -> Box<dyn Iterator<Item = &'static str> + '_> {
+/// Whether the check reads a field that failed its own checks (then it is skipped).
+fn reads_a_failed_field(check: &RuleCheck, failed: &HashSet<&'static str>) -> bool {
+    let any = |names: &[&'static str]| names.iter().any(|n| failed.contains(n));
     match check {
         // Presence alone decides these, so they stand whatever the fields' values.
-        RuleCheck::Conditional { .. } => Box::new(std::iter::empty()),
-        RuleCheck::Needs { field, needs } => {
-            Box::new(std::iter::once(*field).chain(needs.iter().copied()))
-        }
-        RuleCheck::Ordered { first, second, .. } => Box::new([*first, *second].into_iter()),
-        RuleCheck::AtMostOne(list) => Box::new(list.iter().copied()),
-        RuleCheck::Date { year, month, day } => Box::new([*year, *month, *day].into_iter()),
-        RuleCheck::MaxItems { field, .. } => Box::new(std::iter::once(*field)),
+        RuleCheck::Conditional { .. } => false,
+        RuleCheck::Needs { field, needs } => failed.contains(field) || any(needs),
+        RuleCheck::Ordered { first, second, .. } => any(&[*first, *second]),
+        RuleCheck::AtMostOne(list) => any(list),
+        RuleCheck::Date { year, month, day } => any(&[*year, *month, *day]),
+        RuleCheck::MaxItems { field, .. } => failed.contains(field),
     }
 }
 
