@@ -40,6 +40,8 @@ const SCALAR_KEYS: [&str; 8] = [
     "less_than",
     "values",
 ];
+/// A model field's wire keys: they describe a field, not a type or an array's items.
+const WIRE_KEYS: [&str; 4] = ["wire", "read", "wire_required", "wire_default"];
 /// Every tool may fail these ways, declared or not.
 const IMPLICIT_CODES: [&str; 2] = ["invalid_input", "internal_error"];
 
@@ -262,6 +264,7 @@ fn check_tool(
         types,
         d,
         stack: Vec::new(),
+        in_model: 0,
     };
     let input = ctx.root(&t.input, &format!("{}Input", pascal(name)), Side::Input);
     let output = ctx.root(&t.output, &format!("{}Output", pascal(name)), Side::Output);
@@ -328,6 +331,8 @@ struct NodeCx<'a, 'd> {
     d: &'d mut Diagnostics,
     /// Named types being resolved, to refuse recursive definitions.
     stack: Vec<String>,
+    /// How many `model:` objects enclose the node being checked.
+    in_model: usize,
 }
 
 impl NodeCx<'_, '_> {
@@ -356,6 +361,26 @@ impl NodeCx<'_, '_> {
     }
 
     fn object(&mut self, n: &Node, rust_name: &str, side: Side) -> ir::Object {
+        let model = n.model.as_ref().map(|m| m.value.clone());
+        if let Some(m) = &n.model {
+            if side == Side::Input {
+                self.d
+                    .at(m, "`model` is for outputs (models read E*TRADE's answers)");
+            } else if !is_pascal(&m.value) {
+                self.d.at(m, "a model name is PascalCase, e.g. `Position`");
+            }
+        }
+        if model.is_some() {
+            self.in_model += 1;
+        }
+        let object = self.object_fields(n, rust_name, side);
+        if model.is_some() {
+            self.in_model -= 1;
+        }
+        ir::Object { model, ..object }
+    }
+
+    fn object_fields(&mut self, n: &Node, rust_name: &str, side: Side) -> ir::Object {
         let mut fields: Vec<ir::Field> = Vec::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         for f in n.fields.iter().flat_map(|v| v.value.iter()) {
@@ -409,11 +434,13 @@ impl NodeCx<'_, '_> {
                     true
                 }
             };
+            let wire = self.wire(&f.value, &node, side);
             fields.push(ir::Field {
                 name: fname.value.clone(),
                 alias: f.value.alias.as_ref().map(|a| a.value.clone()),
                 required,
                 node,
+                wire,
             });
         }
         let mut extension_fields = Vec::new();
@@ -446,6 +473,95 @@ impl NodeCx<'_, '_> {
             fields,
             rules,
             extension_fields,
+            model: None,
+            type_name: None,
+        }
+    }
+
+    /// A field's wire keys (`wire`, `read`, `wire_required`, `wire_default`): outputs only,
+    /// each where it means something.
+    fn wire(&mut self, f: &Node, node: &TyNode, side: Side) -> ir::Wire {
+        if side == Side::Input {
+            self.reject(
+                f,
+                &["wire", "read", "wire_required", "wire_default"],
+                "an input field (wire keys describe E*TRADE's answers)",
+            );
+            return ir::Wire::default();
+        }
+        let mut keys = Vec::new();
+        if let Some(w) = &f.wire {
+            if w.value.0.is_empty() {
+                self.d.at(w, "`wire` needs at least one key");
+            }
+            for k in &w.value.0 {
+                if !is_ident_like(k) {
+                    self.d.at(
+                        w,
+                        format!("wire key `{k}` is letters, digits and underscores"),
+                    );
+                }
+            }
+            keys = w.value.0.clone();
+        }
+        let read = f.read.as_ref().map(|r| {
+            if !crate::runtime_facts::readers()
+                .iter()
+                .any(|x| x == &r.value)
+            {
+                self.d.at(
+                    r,
+                    format!(
+                        "unknown reader `{}`: the readers are the functions of {} ({})",
+                        r.value,
+                        crate::runtime_facts::READERS_FILE,
+                        crate::runtime_facts::readers().join(", ")
+                    ),
+                );
+            }
+            r.value.clone()
+        });
+        let required = match &f.wire_required {
+            Some(r) if !matches!(node.ty, Ty::Array { .. }) || node.nullable => {
+                self.d
+                    .at(r, "`wire_required` applies to non-nullable arrays");
+                false
+            }
+            Some(r) => r.value,
+            None => false,
+        };
+        let default = f.wire_default.as_ref().map(|v| {
+            match &node.ty {
+                Ty::String { .. } if !node.nullable => {}
+                Ty::Enum { values, .. } if !node.nullable => {
+                    if !values.contains(&v.value) {
+                        self.d
+                            .at(v, format!("`{}` is not one of the enum's values", v.value));
+                    }
+                }
+                _ => self.d.at(
+                    v,
+                    "`wire_default` applies to non-nullable strings and enums",
+                ),
+            }
+            v.value.clone()
+        });
+        if self.in_model > 0
+            && read.is_none()
+            && !node.nullable
+            && matches!(node.ty, Ty::DateTime | Ty::Date)
+            && let Some(at) = &f.ty
+        {
+            self.d.at(
+                at,
+                "a model's time is nullable (E*TRADE sends 0 or nothing for none) unless it names a `read:`",
+            );
+        }
+        ir::Wire {
+            keys,
+            read,
+            required,
+            default,
         }
     }
 
@@ -567,6 +683,11 @@ impl NodeCx<'_, '_> {
                 let items = match &n.items {
                     Some(items) => {
                         self.reject(&items.value, &["name", "alias", "required"], "array items");
+                        self.reject(
+                            &items.value,
+                            &WIRE_KEYS,
+                            "array items (wire keys belong to the array)",
+                        );
                         self.node(items, &format!("{rust_name}Item"), side)
                     }
                     None => {
@@ -585,7 +706,11 @@ impl NodeCx<'_, '_> {
                 }
             }
             "object" => {
-                self.only(n, &["fields", "rules", "extension_fields"], "object");
+                self.only(
+                    n,
+                    &["fields", "rules", "extension_fields", "model"],
+                    "object",
+                );
                 if n.fields.is_none() {
                     self.d.at(ty, "an object needs `fields`");
                 }
@@ -621,12 +746,19 @@ impl NodeCx<'_, '_> {
         }
         self.stack.push(name.to_string());
         self.reject(def, &["name", "alias", "required"], "a named type");
+        self.reject(
+            def,
+            &WIRE_KEYS,
+            "a named type (wire keys belong to the fields that use it)",
+        );
         let ty = match def.ty.as_ref().map(|t| t.value.as_str()) {
             None | Some("object") => {
                 if def.fields.is_none() {
                     self.d.at(at, format!("type `{name}` needs `fields`"));
                 }
-                Ty::Object(Box::new(self.object(def, name, side)))
+                let mut object = self.object(def, name, side);
+                object.type_name = Some(name.to_string());
+                Ty::Object(Box::new(object))
             }
             Some(_) => {
                 let wrapped = S {
@@ -667,6 +799,7 @@ impl NodeCx<'_, '_> {
             "fields",
             "rules",
             "extension_fields",
+            "model",
         ]);
         let banned: Vec<&str> = all.filter(|k| !allowed.contains(k)).collect();
         self.reject(n, &banned, kind);
@@ -728,6 +861,11 @@ fn present(n: &Node, key: &str) -> Option<serde_saphyr::Location> {
         "fields" => l(&n.fields),
         "rules" => l(&n.rules),
         "extension_fields" => l(&n.extension_fields),
+        "model" => l(&n.model),
+        "wire" => n.wire.as_ref().map(|s| s.referenced),
+        "read" => l(&n.read),
+        "wire_required" => l(&n.wire_required),
+        "wire_default" => l(&n.wire_default),
         _ => None,
     }
 }

@@ -245,7 +245,7 @@ pub fn inventory_rs(catalog: &Catalog) -> String {
     render(file)
 }
 
-fn render(file: TokenStream) -> String {
+pub(crate) fn render(file: TokenStream) -> String {
     let body = match syn::parse2::<syn::File>(file) {
         Ok(f) => prettyplease::unparse(&f),
         // Unreachable for a checked catalog; keep the raw tokens so the compiler shows why.
@@ -612,7 +612,7 @@ impl TypeSink {
     }
 }
 
-fn doc(text: &str) -> TokenStream {
+pub(crate) fn doc(text: &str) -> TokenStream {
     let lines: Vec<String> = text
         .trim()
         .lines()
@@ -649,10 +649,13 @@ fn opt_i64(v: Option<i64>) -> TokenStream {
 }
 
 /// A field name as a Rust identifier (`type` → `r#type`).
-fn field_ident(name: &str) -> proc_macro2::Ident {
-    const KEYWORDS: [&str; 12] = [
-        "type", "match", "ref", "move", "loop", "fn", "impl", "mod", "use", "struct", "enum",
-        "where",
+pub(crate) fn field_ident(name: &str) -> proc_macro2::Ident {
+    const KEYWORDS: [&str; 48] = [
+        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do",
+        "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in",
+        "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+        "return", "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe",
+        "unsized", "use", "virtual", "where", "while", "yield",
     ];
     if KEYWORDS.contains(&name) {
         format_ident!("r#{}", name)

@@ -96,6 +96,10 @@ pub struct Object {
     pub fields: Vec<Field>,
     pub rules: Vec<Rule>,
     pub extension_fields: Vec<String>,
+    /// Output objects marked `model:`: the runtime model generated for it.
+    pub model: Option<String>,
+    /// The named type this object is, if it is one.
+    pub type_name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +108,21 @@ pub struct Field {
     pub alias: Option<String>,
     pub required: bool,
     pub node: TyNode,
+    /// How a model reads the field from E*TRADE's answer (outputs only).
+    pub wire: Wire,
+}
+
+/// A model field's wire reading; the empty value means "as its type implies".
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Wire {
+    /// Keys E*TRADE sends it under, preferred first; empty: the default key.
+    pub keys: Vec<String>,
+    /// A reader of the runtime's `etrade::models::read` instead of the type's.
+    pub read: Option<String>,
+    /// Arrays: absent → the answer is refused.
+    pub required: bool,
+    /// Strings: the value when absent.
+    pub default: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -8,6 +8,7 @@ pub mod binding;
 pub mod check;
 pub mod diagnostics;
 pub mod emit_docs;
+pub mod emit_models;
 pub mod emit_rust;
 pub mod ir;
 pub mod json_schema;
@@ -48,8 +49,17 @@ pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnos
         "inventory_tests.rs".to_string(),
         emit_rust::inventory_rs(&catalog),
     );
+    out.insert(MODELS_FILE.to_string(), emit_models::models_rs(&catalog));
     emit_docs::docs(&catalog, &mut out);
     Ok(out)
+}
+
+/// The runtime's generated models, keyed in [`generate`]'s map (and the mirror) by this name.
+pub const MODELS_FILE: &str = "models.rs";
+
+/// Only the runtime's models (what the runtime's build script needs).
+pub fn models(spec_text: &str) -> Result<String, Vec<Diagnostic>> {
+    Ok(emit_models::models_rs(&load(spec_text)?))
 }
 
 /// Valid examples must satisfy the advertised input schema. (Invalid ones, and the checks

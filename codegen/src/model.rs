@@ -140,6 +140,50 @@ pub struct Node {
     pub fields: Option<S<Vec<S<Node>>>>,
     pub rules: Option<S<Vec<S<RuleDef>>>>,
     pub extension_fields: Option<S<Vec<S<String>>>>,
+    /// Output objects: generate this object (and every object beneath it) as a runtime model
+    /// of E*TRADE's answer, under this Rust name.
+    pub model: Option<S<String>>,
+    /// Output fields of a model: the key(s) E*TRADE sends the field under, the first one
+    /// preferred; the field's own name is always accepted too.
+    pub wire: Option<S<WireKeys>>,
+    /// Output fields of a model: the wire reader (a function of the runtime's
+    /// `etrade::models::read`) used instead of the one the field's type implies.
+    pub read: Option<S<String>>,
+    /// Output arrays of a model: an answer without this field is refused (otherwise absent
+    /// reads as empty).
+    pub wire_required: Option<S<bool>>,
+    /// Output strings of a model: the value when E*TRADE does not send the field.
+    pub wire_default: Option<S<String>>,
+}
+
+/// One wire key (`wire: Messages`) or several (`wire: [Messages, messageList]`).
+#[derive(Debug, Clone)]
+pub struct WireKeys(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for WireKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = WireKeys;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a wire key or a list of wire keys")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<WireKeys, E> {
+                Ok(WireKeys(vec![v.to_string()]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<WireKeys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(k) = seq.next_element::<String>()? {
+                    keys.push(k);
+                }
+                Ok(WireKeys(keys))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Debug, Deserialize)]

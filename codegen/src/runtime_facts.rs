@@ -2,7 +2,8 @@
 //! list: the endpoint table `runtime/src/etrade/endpoint_table.rs` (rows of data,
 //! `Name = VERB MODULE "path";`, parsed with syn; the runtime expands the same rows into
 //! `Endpoint`) and the answer models in `runtime/src/etrade/answers.rs`
-//! (`impl BrokerAnswer for Name`).
+//! (`impl BrokerAnswer for Name`), and the wire readers a generated model may name, the
+//! public functions and re-exports of `runtime/src/etrade/models/read.rs`.
 
 use std::sync::OnceLock;
 
@@ -11,6 +12,8 @@ pub const ANSWERS_FILE: &str = "runtime/src/etrade/answers.rs";
 
 const ENDPOINTS_SOURCE: &str = include_str!("../../runtime/src/etrade/endpoint_table.rs");
 const ANSWERS_SOURCE: &str = include_str!("../../runtime/src/etrade/answers.rs");
+pub const READERS_FILE: &str = "runtime/src/etrade/models/read.rs";
+const READERS_SOURCE: &str = include_str!("../../runtime/src/etrade/models/read.rs");
 
 /// One row of the runtime's endpoint table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +78,38 @@ impl syn::parse::Parse for Table {
     }
 }
 
+/// The names `runtime::etrade::models::read` offers: its `pub fn`s and `pub use`d items.
+pub fn readers() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| reader_names(READERS_SOURCE))
+}
+
+fn reader_names(source: &str) -> Vec<String> {
+    fn used(tree: &syn::UseTree, out: &mut Vec<String>) {
+        match tree {
+            syn::UseTree::Path(p) => used(&p.tree, out),
+            syn::UseTree::Name(n) => out.push(n.ident.to_string()),
+            syn::UseTree::Rename(r) => out.push(r.rename.to_string()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| used(t, out)),
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+    let Ok(file) = syn::parse_file(source) else {
+        return Vec::new();
+    };
+    let public = |v: &syn::Visibility| matches!(v, syn::Visibility::Public(_));
+    let mut out = Vec::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Fn(f) if public(&f.vis) => out.push(f.sig.ident.to_string()),
+            syn::Item::Use(u) if public(&u.vis) => used(&u.tree, &mut out),
+            _ => {}
+        }
+    }
+    out.sort();
+    out
+}
+
 fn answer_names(source: &str) -> Vec<String> {
     source
         .lines()
@@ -98,5 +133,8 @@ mod tests {
             && r.path == "/v1/market/optionexpiredate"));
         assert!(answers().iter().any(|a| a == "ExpirationDates"));
         assert!(answers().iter().any(|a| a == "PortfolioPage"));
+        for r in ["decimal_opt", "int", "one_or_many", "messages"] {
+            assert!(readers().iter().any(|x| x == r), "{r}: {:?}", readers());
+        }
     }
 }

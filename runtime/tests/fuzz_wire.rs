@@ -202,9 +202,14 @@ fn parse_all(body: &Value) -> Result<(), String> {
         AlertList,
         AlertDetails,
         BrokerPreview,
-        BrokerPlacement,
         BrokerCancellation
     );
+    if let Ok(p) = BrokerPlacement::from_wire(Some(body.clone())) {
+        let out = serde_json::to_value(&p.answer).map_err(|e| e.to_string())?;
+        if has_float(&out) {
+            return Err(format!("BrokerPlacement: a float in {out}"));
+        }
+    }
     let _ = AlertDeletion::from_wire(Some(body.clone()));
     Ok(())
 }

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod alerts;
 pub mod balances;
+pub mod generated;
 pub mod lookup;
 pub mod money;
 pub mod options;
@@ -12,8 +13,9 @@ pub mod order_entry;
 pub mod orders;
 pub mod portfolio;
 pub mod quotes;
+pub mod read;
 pub mod scalars;
 mod time;
 pub mod transactions;
 
-pub use time::{epoch_auto_opt, epoch_millis_opt, epoch_seconds_opt};
+pub use time::epoch_opt;

@@ -460,8 +460,8 @@ impl OrderDesk {
         let result = match sent {
             Err(e) => Err(e),
             Ok(answer) => match BrokerPlacement::from_wire(answer) {
-                Ok(broker) => {
-                    let order_id = broker.order_id();
+                Ok(placed) => {
+                    let (order_id, broker) = (placed.order_id, placed.answer);
                     self.finish(
                         journal_id,
                         Outcome::Succeeded {

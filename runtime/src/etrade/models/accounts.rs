@@ -1,5 +1,6 @@
 //! `GET /v1/accounts/list` → `AccountListResponse.Accounts.Account[]`.
 
+pub use super::generated::Account;
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Serialize};
 
@@ -25,36 +26,6 @@ pub struct AccountsContainer {
     pub account: Vec<Account>,
 }
 
-/// Serialized as the `list_accounts` output schema's `Account` type.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Account {
-    pub account_id: String,
-    pub account_id_key: String,
-    #[serde(default)]
-    pub account_mode: Option<String>,
-    #[serde(default)]
-    pub account_desc: Option<String>,
-    #[serde(default)]
-    pub account_name: Option<String>,
-    #[serde(default)]
-    pub account_type: Option<String>,
-    #[serde(default)]
-    pub institution_type: Option<String>,
-    #[serde(default)]
-    pub account_status: Option<String>,
-    #[serde(default, deserialize_with = "super::epoch_seconds_opt")]
-    pub closed_date: Option<String>,
-    #[serde(default)]
-    pub inst_no: Option<i64>,
-    #[serde(default)]
-    pub share_works_account: Option<bool>,
-    #[serde(default)]
-    pub share_works_source: Option<String>,
-    #[serde(default)]
-    pub fc_managed_mssb_closed_account: Option<bool>,
-}
-
 /// The `list_accounts` data object.
 #[derive(Debug, Serialize)]
 pub struct AccountList {
@@ -74,7 +45,6 @@ impl AccountList {
         Ok(AccountList { accounts })
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

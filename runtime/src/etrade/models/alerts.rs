@@ -2,38 +2,13 @@
 //! `GET /v1/user/alerts/{id}` → `AlertDetailsResponse`. An empty inbox is E*TRADE's
 //! HTTP 404 with code 53; the handler turns that into an empty list.
 
-use super::epoch_auto_opt;
-use super::scalars::{int_opt, text_opt};
-use crate::etrade::one_or_many;
-use serde::{Deserialize, Serialize};
+pub use super::generated::{Alert, AlertDetails, AlertList};
+use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
 pub struct AlertsResponse {
     #[serde(rename = "AlertsResponse")]
     pub response: AlertList,
-}
-
-/// The `list_alerts` data object.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AlertList {
-    #[serde(default, deserialize_with = "int_opt")]
-    pub total_alerts: Option<i64>,
-    #[serde(rename = "alerts", alias = "Alert", deserialize_with = "one_or_many")]
-    pub alerts: Vec<Alert>,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Alert {
-    #[serde(deserialize_with = "super::scalars::int")]
-    pub id: i64,
-    #[serde(default, deserialize_with = "epoch_auto_opt")]
-    pub create_time: Option<String>,
-    #[serde(default)]
-    pub subject: Option<String>,
-    #[serde(default)]
-    pub status: Option<String>,
 }
 
 impl AlertList {
@@ -60,37 +35,12 @@ pub struct AlertDetailsResponse {
     pub response: AlertDetails,
 }
 
-/// The `get_alert_details` data object.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AlertDetails {
-    #[serde(deserialize_with = "super::scalars::int")]
-    pub id: i64,
-    #[serde(default, deserialize_with = "epoch_auto_opt")]
-    pub create_time: Option<String>,
-    #[serde(default)]
-    pub subject: Option<String>,
-    #[serde(default)]
-    pub msg_text: Option<String>,
-    #[serde(default, deserialize_with = "epoch_auto_opt")]
-    pub read_time: Option<String>,
-    #[serde(default, deserialize_with = "epoch_auto_opt")]
-    pub delete_time: Option<String>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub symbol: Option<String>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub next: Option<String>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub prev: Option<String>,
-}
-
 impl AlertDetails {
     pub fn from_wire(body: Option<serde_json::Value>) -> Result<AlertDetails, serde_json::Error> {
         let v = body.ok_or_else(|| serde::de::Error::custom("empty alert details"))?;
         Ok(serde_json::from_value::<AlertDetailsResponse>(v)?.response)
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

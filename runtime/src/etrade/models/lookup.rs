@@ -1,5 +1,6 @@
 //! `GET /v1/market/lookup/{search}` → `LookupResponse.Data[]`.
 
+pub use super::generated::LookupProduct;
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Serialize};
 
@@ -13,16 +14,6 @@ pub struct LookupResponse {
 pub struct LookupBody {
     #[serde(rename = "Data", alias = "data", deserialize_with = "one_or_many")]
     pub data: Vec<LookupProduct>,
-}
-
-/// One match, serialized as the `lookup_product` output's `LookupProduct` type.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct LookupProduct {
-    pub symbol: String,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(rename = "type", default)]
-    pub kind: Option<String>,
 }
 
 /// The `lookup_product` data object.
@@ -41,7 +32,6 @@ impl LookupList {
         Ok(LookupList { products })
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

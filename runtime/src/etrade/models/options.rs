@@ -2,106 +2,16 @@
 //! and their `OptionGreeks`), and `GET /v1/market/optionexpiredate` →
 //! `OptionExpireDateResponse.ExpirationDate[]`.
 
-use super::epoch_seconds_opt;
-use super::money::decimal_opt;
-use super::quotes::OptionGreeks;
-use super::scalars::{flag_opt, int, int_opt};
+pub use super::generated::{
+    ExpirationDate, OptionChain, OptionContract, OptionPair, SelectedExpiry,
+};
 use crate::etrade::one_or_many;
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Deserialize)]
 pub struct OptionChainResponse {
     #[serde(rename = "OptionChainResponse")]
     pub response: OptionChain,
-}
-
-/// The `get_option_chains` data object.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OptionChain {
-    #[serde(default, deserialize_with = "epoch_seconds_opt")]
-    pub time_stamp: Option<String>,
-    #[serde(default)]
-    pub quote_type: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub near_price: Option<Decimal>,
-    #[serde(rename = "selectedED", alias = "SelectedED", default)]
-    pub selected_ed: Option<SelectedExpiry>,
-    #[serde(
-        rename = "optionPairs",
-        alias = "OptionPair",
-        deserialize_with = "one_or_many"
-    )]
-    pub option_pairs: Vec<OptionPair>,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SelectedExpiry {
-    #[serde(default, deserialize_with = "int_opt")]
-    pub year: Option<i64>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub month: Option<i64>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub day: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OptionPair {
-    #[serde(default)]
-    pub pair_type: Option<String>,
-    #[serde(rename = "call", alias = "Call", default)]
-    pub call: Option<OptionContract>,
-    #[serde(rename = "put", alias = "Put", default)]
-    pub put: Option<OptionContract>,
-}
-
-/// One `Call` or `Put` of a chain.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OptionContract {
-    #[serde(default)]
-    pub option_category: Option<String>,
-    #[serde(default)]
-    pub option_root_symbol: Option<String>,
-    #[serde(default, deserialize_with = "epoch_seconds_opt")]
-    pub time_stamp: Option<String>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub adjusted_flag: Option<bool>,
-    #[serde(default)]
-    pub display_symbol: Option<String>,
-    #[serde(default)]
-    pub option_type: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub strike_price: Option<Decimal>,
-    #[serde(default)]
-    pub symbol: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub bid: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub ask: Option<Decimal>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub bid_size: Option<i64>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub ask_size: Option<i64>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub in_the_money: Option<bool>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub volume: Option<i64>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub open_interest: Option<i64>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub net_change: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub last_price: Option<Decimal>,
-    #[serde(default)]
-    pub quote_detail: Option<String>,
-    #[serde(default)]
-    pub osi_key: Option<String>,
-    #[serde(rename = "optionGreeks", alias = "OptionGreeks", default)]
-    pub option_greeks: Option<OptionGreeks>,
 }
 
 impl OptionChain {
@@ -131,19 +41,6 @@ pub struct ExpireDateBody {
     pub expiration_date: Vec<ExpirationDate>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExpirationDate {
-    #[serde(deserialize_with = "int")]
-    pub year: i64,
-    #[serde(deserialize_with = "int")]
-    pub month: i64,
-    #[serde(deserialize_with = "int")]
-    pub day: i64,
-    #[serde(default)]
-    pub expiry_type: Option<String>,
-}
-
 /// The `get_option_expire_dates` data object.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -167,7 +64,6 @@ impl ExpirationDates {
         Ok(ExpirationDates { expiration_dates })
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,136 +2,14 @@
 //! `PlaceOrderResponse` (place and change place) and `CancelOrderResponse`. Messages and
 //! warnings are kept unchanged; money is exact decimals; times are RFC 3339.
 
-use super::epoch_millis_opt;
-use super::money::decimal_opt;
-use super::orders::OrderDetail;
-use super::quotes::{BrokerMessage, messages};
-use super::scalars::{flag_opt, int, int_opt, text_opt};
+pub use super::generated::{
+    BrokerCancellation, BrokerPlacement, BrokerPreview, BuyingPowerDetails, BuyingPowerFigures,
+    OrderDisclosure, OrderIdEntry, PortfolioMarginImpact, PreviewIdEntry,
+};
+use super::scalars::{int, int_opt, text_opt};
 use crate::etrade::one_or_many;
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PreviewIdEntry {
-    #[serde(deserialize_with = "int")]
-    pub preview_id: i64,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub cash_margin: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BuyingPowerFigures {
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub current_bp: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub current_oor: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub current_net_bp: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub current_order_impact: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub net_bp: Option<Decimal>,
-}
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BuyingPowerDetails {
-    #[serde(default)]
-    pub settled: Option<BuyingPowerFigures>,
-    #[serde(default)]
-    pub settled_unsettled: Option<BuyingPowerFigures>,
-    #[serde(default)]
-    pub marginable: Option<BuyingPowerFigures>,
-    #[serde(default)]
-    pub non_marginable: Option<BuyingPowerFigures>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderDisclosure {
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub eh_disclosure_flag: Option<bool>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub ah_disclosure_flag: Option<bool>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub conditional_disclosure_flag: Option<bool>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub ao_disclosure_flag: Option<bool>,
-}
-
-/// `PortfolioMargin`: the order's effect on a portfolio-margin account's house excess equity.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PortfolioMarginImpact {
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub house_excess_equity_new: Option<Decimal>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub pm_eligible: Option<bool>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub house_excess_equity_curr: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub house_excess_equity_change: Option<Decimal>,
-}
-
-/// `data.broker_preview`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BrokerPreview {
-    #[serde(default, deserialize_with = "text_opt")]
-    pub order_type: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub total_order_value: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub total_commission: Option<Decimal>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub preview_time: Option<String>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub dst_flag: Option<bool>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub account_id: Option<String>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub option_level_cd: Option<i64>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub margin_level_cd: Option<String>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub commission_message: Option<String>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub client_order_id: Option<String>,
-    #[serde(
-        rename = "order",
-        alias = "Order",
-        default,
-        deserialize_with = "one_or_many"
-    )]
-    pub order: Vec<OrderDetail>,
-    #[serde(
-        rename = "previewIds",
-        alias = "PreviewIds",
-        default,
-        deserialize_with = "one_or_many"
-    )]
-    pub preview_ids: Vec<PreviewIdEntry>,
-    #[serde(default)]
-    pub cash_bp_details: Option<BuyingPowerDetails>,
-    #[serde(default)]
-    pub margin_bp_details: Option<BuyingPowerDetails>,
-    #[serde(default)]
-    pub dt_bp_details: Option<BuyingPowerDetails>,
-    #[serde(rename = "disclosure", alias = "Disclosure", default)]
-    pub disclosure: Option<OrderDisclosure>,
-    #[serde(rename = "portfolioMargin", alias = "PortfolioMargin", default)]
-    pub portfolio_margin: Option<PortfolioMarginImpact>,
-    #[serde(
-        rename = "messages",
-        alias = "Messages",
-        alias = "messageList",
-        default,
-        deserialize_with = "messages"
-    )]
-    pub messages: Vec<BrokerMessage>,
-}
+use serde::Deserialize;
 
 impl BrokerPreview {
     /// E*TRADE's estimated total: the order's estimatedTotalAmount, else totalOrderValue.
@@ -147,67 +25,6 @@ impl BrokerPreview {
 struct PreviewEnvelope {
     #[serde(rename = "PreviewOrderResponse")]
     response: BrokerPreview,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderIdEntry {
-    #[serde(deserialize_with = "int")]
-    pub order_id: i64,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub cash_margin: Option<String>,
-}
-
-/// `data.broker_response` of place_order and place_change_order.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BrokerPlacement {
-    #[serde(default, deserialize_with = "text_opt")]
-    pub order_type: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub total_order_value: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub total_commission: Option<Decimal>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub placed_time: Option<String>,
-    #[serde(default, deserialize_with = "flag_opt")]
-    pub dst_flag: Option<bool>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub option_level_cd: Option<i64>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub margin_level_cd: Option<String>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub account_id: Option<String>,
-    #[serde(default, deserialize_with = "text_opt")]
-    pub client_order_id: Option<String>,
-    #[serde(
-        rename = "order",
-        alias = "Order",
-        default,
-        deserialize_with = "one_or_many"
-    )]
-    pub order: Vec<OrderDetail>,
-    #[serde(
-        rename = "orderIds",
-        alias = "OrderIds",
-        default,
-        deserialize_with = "one_or_many"
-    )]
-    pub order_ids: Vec<OrderIdEntry>,
-    #[serde(rename = "portfolioMargin", alias = "PortfolioMargin", default)]
-    pub portfolio_margin: Option<PortfolioMarginImpact>,
-    #[serde(
-        rename = "messages",
-        alias = "Messages",
-        alias = "messageList",
-        default,
-        deserialize_with = "messages"
-    )]
-    pub messages: Vec<BrokerMessage>,
-    /// The new order's id, wherever the answer named it (see [`PlacedIds`]); not part of
-    /// `data.broker_response`, which keeps the answer's own fields.
-    #[serde(skip)]
-    placed_order_id: i64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -273,25 +90,6 @@ impl PlacedIds {
     }
 }
 
-/// `data.broker_response` of cancel_order.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BrokerCancellation {
-    #[serde(default, deserialize_with = "text_opt")]
-    pub account_id: Option<String>,
-    #[serde(default, deserialize_with = "int_opt")]
-    pub order_id: Option<i64>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub cancel_time: Option<String>,
-    #[serde(
-        rename = "messages",
-        alias = "Messages",
-        default,
-        deserialize_with = "messages"
-    )]
-    pub messages: Vec<BrokerMessage>,
-}
-
 #[derive(Debug, Deserialize)]
 struct CancelEnvelope {
     #[serde(rename = "CancelOrderResponse")]
@@ -325,24 +123,27 @@ impl BrokerPreview {
     }
 }
 
+/// A placement answer and the new order's id, wherever the answer named it (see
+/// [`PlacedIds`]); the id is not part of `data.broker_response`, which keeps the answer's own
+/// fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedAnswer {
+    pub order_id: i64,
+    pub answer: BrokerPlacement,
+}
+
 impl BrokerPlacement {
     /// A placement must name the new order, in any of the places it has been seen
     /// ([`PlacedIds`]), and only one.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<BrokerPlacement, EntryParseError> {
+    pub fn from_wire(body: Option<serde_json::Value>) -> Result<PlacedAnswer, EntryParseError> {
         let body = body.ok_or(EntryParseError::Empty)?;
         // The ids are read from the same tree the answer is then moved out of: no copy.
         let ids = PlacedIdsEnvelope::deserialize(&body)
             .map_err(|_| EntryParseError::Shape)?
             .response;
         let order_id = ids.the_order_id().ok_or(EntryParseError::Shape)?;
-        let mut p = parse::<PlaceEnvelope>(Some(body))?.response;
-        p.placed_order_id = order_id;
-        Ok(p)
-    }
-
-    /// The new order's id.
-    pub fn order_id(&self) -> i64 {
-        self.placed_order_id
+        let answer = parse::<PlaceEnvelope>(Some(body))?.response;
+        Ok(PlacedAnswer { order_id, answer })
     }
 }
 
@@ -405,7 +206,6 @@ impl AlertDeletion {
         })
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,7 +247,7 @@ mod tests {
         assert!(BrokerPlacement::from_wire(Some(v)).is_err());
         let v = json!({"PlaceOrderResponse":{"OrderIds":[{"orderId":677}]}});
         let p = BrokerPlacement::from_wire(Some(v)).expect("place");
-        assert_eq!((p.order_id(), p.order_ids[0].order_id), (677, 677));
+        assert_eq!((p.order_id, p.answer.order_ids[0].order_id), (677, 677));
         assert!(BrokerPlacement::from_wire(None).is_err());
     }
 
@@ -466,13 +266,13 @@ mod tests {
         ];
         for v in found {
             let p = BrokerPlacement::from_wire(Some(v.clone())).expect("placement");
-            assert_eq!(p.order_id(), 677, "{v}");
+            assert_eq!(p.order_id, 677, "{v}");
         }
         // The answer's own fields are kept as they came: no invented OrderIds.
         let v = json!({"PlaceOrderResponse":{"Order":[{"orderId":677}]}});
         let p = BrokerPlacement::from_wire(Some(v)).expect("placement");
-        assert!(p.order_ids.is_empty());
-        let out = serde_json::to_value(&p).expect("ser");
+        assert!(p.answer.order_ids.is_empty());
+        let out = serde_json::to_value(&p.answer).expect("ser");
         assert!(out.get("placedOrderId").is_none(), "{out}");
         let unusable = [
             json!({"PlaceOrderResponse":{"Order":[{"priceType":"LIMIT"}]}}),

@@ -130,6 +130,11 @@ pub fn flag_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Erro
     })
 }
 
+/// A required flag, as [`flag_opt`] reads it.
+pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    flag_opt(d)?.ok_or_else(|| serde::de::Error::custom("missing flag"))
+}
+
 /// An optional string that E*TRADE may send as a number (error and message codes).
 pub fn text_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Ok(match Option::<Scalar>::deserialize(d)? {

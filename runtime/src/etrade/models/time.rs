@@ -1,5 +1,5 @@
-//! E*TRADE times on the wire: epoch milliseconds or seconds, with 0 meaning "none".
-//! Outputs carry RFC 3339 UTC strings instead.
+//! E*TRADE times on the wire: epoch milliseconds or seconds, with 0 meaning "none". Outputs
+//! carry RFC 3339 UTC strings instead.
 
 use super::scalars::Scalar;
 use serde::{Deserialize, Deserializer};
@@ -20,26 +20,11 @@ fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     })
 }
 
-/// Epoch seconds → RFC 3339; 0 or absent → null.
-pub fn epoch_seconds_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(number(d)?
-        .filter(|n| *n > 0)
-        .and_then(|n| jiff::Timestamp::from_second(n).ok())
-        .map(to_rfc3339))
-}
-
-/// Epoch milliseconds → RFC 3339; 0 or absent → null.
-pub fn epoch_millis_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(number(d)?
-        .filter(|n| *n > 0)
-        .and_then(|n| jiff::Timestamp::from_millisecond(n).ok())
-        .map(to_rfc3339))
-}
-
-/// A time recorded answers show in both units (`executedTime`, balance `asOfDate`, alert
-/// times): values of 10^11 and above are milliseconds (after 1973), smaller ones seconds;
-/// 0 or absent → null.
-pub fn epoch_auto_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+/// Any E*TRADE time. Values of 10^11 and above are milliseconds (after March 1973), smaller
+/// ones seconds (before the year 5138), so the unit follows from the magnitude: one reader
+/// serves the fields sent in seconds, those sent in milliseconds, and those recorded answers
+/// show both ways (`executedTime`, balance `asOfDate`, alert times). 0 or absent → null.
+pub fn epoch_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     Ok(number(d)?
         .filter(|n| *n > 0)
         .and_then(|n| {

@@ -4,77 +4,10 @@
 //! List items carry lowercase `brokerage` → `product`, details `Brokerage` → `Product`;
 //! `transactionId` arrives as a string or a number and always leaves as a string.
 
-use super::epoch_millis_opt;
-use super::money::decimal_opt;
-use super::portfolio::Product;
-use super::scalars::{bool_opt, int_opt, string, string_opt};
+pub use super::generated::{Transaction, TransactionBrokerage, TransactionDetails};
+use super::scalars::{bool_opt, int_opt, string_opt};
 use crate::etrade::one_or_many;
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-
-/// The brokerage part of a transaction (list and details share it).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TransactionBrokerage {
-    #[serde(default)]
-    pub transaction_type: Option<String>,
-    #[serde(rename(deserialize = "product"), alias = "Product", default)]
-    pub product: Option<Product>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub quantity: Option<Decimal>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub price: Option<Decimal>,
-    #[serde(default)]
-    pub settlement_currency: Option<String>,
-    #[serde(default)]
-    pub payment_currency: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub fee: Option<Decimal>,
-    #[serde(default)]
-    pub memo: Option<String>,
-    #[serde(default, deserialize_with = "string_opt")]
-    pub check_no: Option<String>,
-    #[serde(default, deserialize_with = "string_opt")]
-    pub order_no: Option<String>,
-    #[serde(default)]
-    pub display_symbol: Option<String>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub settlement_date: Option<String>,
-}
-
-/// One `Transaction` of a list page.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Transaction {
-    #[serde(deserialize_with = "string")]
-    pub transaction_id: String,
-    #[serde(default, deserialize_with = "string_opt")]
-    pub account_id: Option<String>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub transaction_date: Option<String>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub post_date: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub amount: Option<Decimal>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub description2: Option<String>,
-    #[serde(default)]
-    pub transaction_type: Option<String>,
-    #[serde(default)]
-    pub memo: Option<String>,
-    #[serde(default, deserialize_with = "bool_opt")]
-    pub image_flag: Option<bool>,
-    #[serde(default)]
-    pub inst_type: Option<String>,
-    #[serde(default, deserialize_with = "string_opt")]
-    pub store_id: Option<String>,
-    #[serde(rename(deserialize = "brokerage"), alias = "Brokerage", default)]
-    pub brokerage: Option<TransactionBrokerage>,
-    #[serde(rename = "detailsURI", alias = "detailsUri", default)]
-    pub details_uri: Option<String>,
-}
 
 #[derive(Debug, Deserialize)]
 struct TransactionListResponse {
@@ -140,41 +73,6 @@ impl TransactionPage {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TransactionCategory {
-    #[serde(default, deserialize_with = "string_opt")]
-    pub category_id: Option<String>,
-    #[serde(default, deserialize_with = "string_opt")]
-    pub parent_id: Option<String>,
-    #[serde(default)]
-    pub category_name: Option<String>,
-    #[serde(default)]
-    pub parent_name: Option<String>,
-}
-
-/// The `get_transaction_details` data object (`TransactionDetailsResponse`).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TransactionDetails {
-    #[serde(deserialize_with = "string")]
-    pub transaction_id: String,
-    #[serde(default, deserialize_with = "string_opt")]
-    pub account_id: Option<String>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub transaction_date: Option<String>,
-    #[serde(default, deserialize_with = "epoch_millis_opt")]
-    pub post_date: Option<String>,
-    #[serde(default, deserialize_with = "decimal_opt")]
-    pub amount: Option<Decimal>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(rename(deserialize = "Category"), alias = "category", default)]
-    pub category: Option<TransactionCategory>,
-    #[serde(rename(deserialize = "Brokerage"), alias = "brokerage", default)]
-    pub brokerage: Option<TransactionBrokerage>,
-}
-
 #[derive(Debug, Deserialize)]
 struct TransactionDetailsResponse {
     #[serde(rename = "TransactionDetailsResponse")]
@@ -190,7 +88,6 @@ impl TransactionDetails {
         Ok(serde_json::from_value::<TransactionDetailsResponse>(v)?.response)
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -218,7 +218,7 @@ fn submit(
     let preview = book.preview(key, &preview_body(tk), change_of)?;
     let placed = book.place(key, &place_body(tk, preview_id(&preview)), change_of)?;
     let p = BrokerPlacement::from_wire(Some(placed)).unwrap_or_else(|e| panic!("{e}"));
-    Ok(p.order_id())
+    Ok(p.order_id)
 }
 
 fn order(book: &PaperBook, id: i64) -> super::state::OrderRec {
@@ -306,6 +306,7 @@ fn market_buy_in_session_books_position_cash_and_transaction() {
         .unwrap_or_else(|e| panic!("{e}"));
     let id = BrokerPlacement::from_wire(Some(placed))
         .unwrap_or_else(|e| panic!("{e}"))
+        .answer
         .order_ids[0]
         .order_id;
     let o = order(&book, id);
@@ -820,6 +821,7 @@ fn spread_fills_all_legs_at_the_net() {
         .unwrap_or_else(|e| panic!("{e}"));
     let id = BrokerPlacement::from_wire(Some(placed))
         .unwrap_or_else(|e| panic!("{e}"))
+        .answer
         .order_ids[0]
         .order_id;
     let o = order(&book, id);

@@ -45,7 +45,7 @@ mod tests {
         let l = LookupList::from_wire(Some(mk.lookup_response("ibm"))).expect("parses");
         assert_eq!(l.products.len(), 1);
         assert_eq!(l.products[0].symbol, "IBM");
-        assert_eq!(l.products[0].kind.as_deref(), Some("EQUITY"));
+        assert_eq!(l.products[0].r#type.as_deref(), Some("EQUITY"));
         let l = LookupList::from_wire(Some(mk.lookup_response("apple inc"))).expect("name");
         assert_eq!(l.products[0].symbol, "AAPL");
         let l = LookupList::from_wire(Some(mk.lookup_response("not a ticker 123"))).expect("none");
