@@ -129,7 +129,7 @@ fn check_examples(
             };
             if let Some(ex) = &def.examples.output {
                 let envelope = serde_json::json!({
-                    "data": ex.value,
+                    "data": with_nulls(&tool.output, &ex.value),
                     "error": null,
                     "meta": {"environment": "paper", "profile": "default", "observed_at": "2026-10-17T12:00:00Z"}
                 });
@@ -143,6 +143,36 @@ fn check_examples(
                 }
             }
         }
+    }
+}
+
+/// An output example is an excerpt: a nullable field it leaves out reads as null, so adding
+/// a nullable field to a shared type does not make every example that shows the type stale.
+fn with_nulls(o: &ir::Object, v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let Value::Object(map) = v else {
+        return v.clone();
+    };
+    let mut out = map.clone();
+    for f in &o.fields {
+        match out.get_mut(&f.name) {
+            Some(x) => *x = with_nulls_node(&f.node.ty, x),
+            None if f.node.nullable => {
+                out.insert(f.name.clone(), Value::Null);
+            }
+            None => {}
+        }
+    }
+    Value::Object(out)
+}
+
+fn with_nulls_node(t: &ir::Ty, v: &serde_json::Value) -> serde_json::Value {
+    match (t, v) {
+        (ir::Ty::Object(o), _) => with_nulls(o, v),
+        (ir::Ty::Array { items, .. }, serde_json::Value::Array(list)) => {
+            serde_json::Value::Array(list.iter().map(|x| with_nulls_node(&items.ty, x)).collect())
+        }
+        _ => v.clone(),
     }
 }
 

@@ -36,8 +36,8 @@ fn compiled_code_equals_the_mirror() {
 #[test]
 fn compiled_models_equal_the_mirror() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mirror = std::fs::read_to_string(root.join("generated").join(codegen::MODELS_FILE))
-        .expect("mirror");
+    let mirror =
+        std::fs::read_to_string(root.join("generated").join(codegen::MODELS_FILE)).expect("mirror");
     assert!(
         mirror == runtime::etrade::models::generated::SOURCE,
         "the runtime's OUT_DIR/models.rs differs from generated/models.rs; run `{REFRESH}`"

@@ -5,4 +5,5 @@
 
 mod generated_fresh;
 mod inventory;
+mod models_once;
 mod validation_props;

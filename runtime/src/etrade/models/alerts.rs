@@ -16,7 +16,7 @@ impl AlertList {
     pub fn empty() -> AlertList {
         AlertList {
             total_alerts: Some(0),
-            alerts: Vec::new(),
+            ..AlertList::default()
         }
     }
 

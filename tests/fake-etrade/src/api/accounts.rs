@@ -9,7 +9,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use runtime::emulation::codes;
-use runtime::emulation::query_params::{self, PORTFOLIO_VIEWS};
+use runtime::emulation::query_params::{self, PORTFOLIO_SORT_KEYS, PORTFOLIO_VIEWS};
 use runtime::etrade::oauth;
 use serde_json::{Map, Value, json};
 
@@ -155,95 +155,6 @@ pub(crate) async fn balance(
     ok_json(&json!({ "BalanceResponse": body }))
 }
 
-/// Portfolio `sortBy` values E*TRADE accepts (note the required `INSTRINIC_VALUE`).
-const SORT_KEYS: &[&str] = &[
-    "SYMBOL",
-    "TYPE_NAME",
-    "EXCHANGE_NAME",
-    "CURRENCY",
-    "QUANTITY",
-    "LONG_OR_SHORT",
-    "DATE_ACQUIRED",
-    "PRICEPAID",
-    "TOTAL_GAIN",
-    "TOTAL_GAIN_PCT",
-    "MARKET_VALUE",
-    "BI",
-    "BID",
-    "ASK",
-    "PRICE_CHANGE",
-    "PRICE_CHANGE_PCT",
-    "VOLUME",
-    "WEEK_52_HIGH",
-    "WEEK_52_LOW",
-    "EPS",
-    "PE_RATIO",
-    "OPTION_TYPE",
-    "STRIKE_PRICE",
-    "PREMIUM",
-    "EXPIRATION",
-    "DAYS_GAIN",
-    "COMMISSION",
-    "MARKETCAP",
-    "PREV_CLOSE",
-    "OPEN",
-    "DAYS_RANGE",
-    "TOTAL_COST",
-    "DAYS_GAIN_PCT",
-    "PCT_OF_PORTFOLIO",
-    "LAST_TRADE_TIME",
-    "BASE_SYMBOL_PRICE",
-    "WEEK_52_RANGE",
-    "LAST_TRADE",
-    "SYMBOL_DESC",
-    "BID_SIZE",
-    "ASK_SIZE",
-    "OTHER_FEES",
-    "HELD_AS",
-    "OPTION_MULTIPLIER",
-    "DELIVERABLES",
-    "COST_PERSHARE",
-    "DIVIDEND",
-    "DIV_YIELD",
-    "DIV_PAY_DATE",
-    "EST_EARN",
-    "EX_DIV_DATE",
-    "TEN_DAY_AVG_VOL",
-    "BETA",
-    "BID_ASK_SPREAD",
-    "MARGINABLE",
-    "DELTA_52WK_HI",
-    "DELTA_52WK_LOW",
-    "PERF_1MON",
-    "ANNUAL_DIV",
-    "PERF_12MON",
-    "PERF_3MON",
-    "PERF_6MON",
-    "PRE_DAY_VOL",
-    "SV_1MON_AVG",
-    "SV_10DAY_AVG",
-    "SV_20DAY_AVG",
-    "SV_2MON_AVG",
-    "SV_3MON_AVG",
-    "SV_4MON_AVG",
-    "SV_6MON_AVG",
-    "DELTA",
-    "GAMMA",
-    "IV_PCT",
-    "THETA",
-    "VEGA",
-    "ADJ_NONADJ_FLAG",
-    "DAYS_EXPIRATION",
-    "OPEN_INTEREST",
-    "INSTRINIC_VALUE",
-    "RHO",
-    "TYPE_CODE",
-    "DISPLAY_SYMBOL",
-    "AFTER_HOURS_PCTCHANGE",
-    "PRE_MARKET_PCTCHANGE",
-    "EXPAND_COLLAPSE_FLAG",
-];
-
 /// The largest `count` the fake serves (etrade-cli found 65535 accepted); above → 500.
 const MAX_PORTFOLIO_COUNT: usize = 65535;
 
@@ -294,7 +205,7 @@ fn portfolio_query(q: &HashMap<String, String>) -> Result<PortfolioQuery, Respon
     };
     let sort_by = match q.get("sortBy") {
         None => None,
-        Some(v) if SORT_KEYS.contains(&v.as_str()) => Some(v.clone()),
+        Some(v) if PORTFOLIO_SORT_KEYS.contains(&v.as_str()) => Some(v.clone()),
         Some(_) => return Err(invalid_param("sortBy")),
     };
     let descending = match q.get("sortOrder").map(String::as_str) {
