@@ -133,22 +133,34 @@
       }
       submit(args);
     }
-    return h(
-      "form",
-      {
-        class: "approve",
-        "aria-labelledby": "approve-h",
-        onsubmit: function (e) {
+    // Not a <form>: a sandboxed iframe without allow-forms never fires submit.
+    if (pin) {
+      pin.querySelector("input").addEventListener("keydown", function (e) {
+        if (e.key === "Enter") {
           e.preventDefault();
           answer("approve");
-        },
-      },
+        }
+      });
+    }
+    return h(
+      "div",
+      { class: "approve", role: "group", "aria-labelledby": "approve-h" },
       h("h2", { id: "approve-h", class: "sr-only" }, "Approve or reject"),
       pin,
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "submit", id: "approve", class: "primary", disabled: !open || state.busy }, state.busy === "approve" ? "Approving…" : "Approve"),
+        h(
+          "button",
+          {
+            type: "button",
+            id: "approve",
+            class: "primary",
+            disabled: !open || state.busy,
+            onclick: function () {
+              answer("approve");
+            },
+          }, state.busy === "approve" ? "Approving…" : "Approve"),
         h(
           "button",
           {
@@ -226,7 +238,9 @@
             ),
           )
         : null,
-      t.summary ? h("p", { class: "summary muted small" }, t.summary) : null,
+      t.summary
+        ? h("details", { class: "summary" }, h("summary", null, "As plain text"), h("pre", { class: "small" }, t.summary))
+        : null,
       statusNote(t),
       approvalArea(t),
     );
@@ -244,7 +258,9 @@
     if (state.ticket) root.append(ticketView(state.ticket));
     else if (state.ticketError) root.append(h("div", { class: "banner error", role: "alert" }, "Could not load the ticket: ", state.ticketError));
     else root.append(h("p", { class: "muted" }, state.cancelled ? "The preview was cancelled." : state.previewId ? "Loading the ticket…" : "Waiting for the preview…"));
-    if (state.feedback) {
+    // A success is said by the ticket's own status once it is re-read.
+    var said = state.feedback && state.feedback.kind !== "error" && state.ticket && state.ticket.status !== "awaiting_approval";
+    if (state.feedback && !said) {
       root.append(
         h(
           "div",
@@ -289,9 +305,8 @@
           state.feedback = approved
             ? { kind: "ok", text: "Approved — ask the assistant to place it." }
             : { kind: "info", text: "Rejected. The order will not be placed." };
-          var t = state.ticket;
           var note = approved
-            ? "The user approved order preview " + args.preview_id + " in the order ticket" + (t && t.summary ? " (" + t.summary + ")" : "") + ". It may now be placed with place_order."
+            ? "The user approved order preview " + args.preview_id + " in the order ticket. It may now be placed with place_order."
             : "The user rejected order preview " + args.preview_id + " in the order ticket. Do not place it.";
           App.updateModelContext(note).catch(function () {});
         } else {
@@ -306,7 +321,7 @@
         return fetchTicket();
       })
       .then(function () {
-        var fb = document.getElementById("feedback");
+        var fb = document.getElementById("feedback") || root.querySelector(".ticket .banner");
         if (fb) {
           fb.setAttribute("tabindex", "-1");
           fb.focus();
