@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod apps_browser;
 mod http_load;
 mod http_sessions;
 mod mcp_http;
