@@ -5,6 +5,8 @@ use std::path::Path;
 
 fn main() {
     println!("cargo::rerun-if-changed={}", codegen::SPEC_PATH);
+    // The MCP Apps are assembled from their sources into OUT_DIR/apps/.
+    println!("cargo::rerun-if-changed={}", codegen::apps::APPS_DIR);
     let text = match std::fs::read_to_string(codegen::SPEC_PATH) {
         Ok(t) => t,
         Err(e) => {

@@ -1828,3 +1828,94 @@ fn list_order_journal_annotations_agree_with_permission() {
         .expect("descriptor");
     __check_annotations(d);
 }
+
+#[test]
+fn get_order_ticket_examples_behave_as_declared() {
+    let args = __args("{\"preview_id\":\"pv_3f9a2c\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_order_ticket(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"preview_id\":\"pv_3f9a2c\"}",
+            "get_order_ticket", e
+        );
+    }
+    match g::parse_get_order_ticket(__args("{\"preview_id\":\"\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"preview_id\":\"\"}",
+                "get_order_ticket"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"preview_id\":\"\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn get_order_ticket_annotations_agree_with_permission() {
+    let d = g::TOOLS.iter().find(|d| d.name == "get_order_ticket").expect("descriptor");
+    __check_annotations(d);
+}
+
+#[test]
+fn answer_order_ticket_examples_behave_as_declared() {
+    let args = __args(
+        "{\"decision\":\"approve\",\"preview_hash\":\"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\",\"preview_id\":\"pv_3f9a2c\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_answer_order_ticket(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"decision\":\"approve\",\"preview_hash\":\"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\",\"preview_id\":\"pv_3f9a2c\"}",
+            "answer_order_ticket", e
+        );
+    }
+    match g::parse_answer_order_ticket(
+        __args(
+            "{\"decision\":\"approve\",\"preview_hash\":\"x\",\"preview_id\":\"pv_3f9a2c\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"decision\":\"approve\",\"preview_hash\":\"x\",\"preview_id\":\"pv_3f9a2c\"}",
+                "answer_order_ticket"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"decision\":\"approve\",\"preview_hash\":\"x\",\"preview_id\":\"pv_3f9a2c\"}"
+            )
+        }
+    }
+    match g::parse_answer_order_ticket(
+        __args(
+            "{\"decision\":\"maybe\",\"preview_hash\":\"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\",\"preview_id\":\"pv_3f9a2c\"}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"decision\":\"maybe\",\"preview_hash\":\"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\",\"preview_id\":\"pv_3f9a2c\"}",
+                "answer_order_ticket"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"decision\":\"maybe\",\"preview_hash\":\"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\",\"preview_id\":\"pv_3f9a2c\"}"
+            )
+        }
+    }
+}
+
+#[test]
+fn answer_order_ticket_annotations_agree_with_permission() {
+    let d = g::TOOLS
+        .iter()
+        .find(|d| d.name == "answer_order_ticket")
+        .expect("descriptor");
+    __check_annotations(d);
+}

@@ -4,6 +4,47 @@
 /// Typed input, built only from validated arguments.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct AnswerOrderTicketInput {
+    pub preview_id: ::std::string::String,
+    /// data.preview_hash of get_order_ticket.
+    pub preview_hash: ::std::string::String,
+    pub decision: AnswerOrderTicketInputDecision,
+    /// The approval PIN, when one is set.
+    #[serde(default)]
+    pub pin: ::core::option::Option<::std::string::String>,
+}
+
+/// One of the values the spec allows.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    ::serde::Deserialize,
+    ::serde::Serialize
+)]
+pub enum AnswerOrderTicketInputDecision {
+    #[serde(rename = "approve")]
+    Approve,
+    #[serde(rename = "reject")]
+    Reject,
+}
+
+impl AnswerOrderTicketInputDecision {
+    /// The wire value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Approve => "approve",
+            Self::Reject => "reject",
+        }
+    }
+}
+
+/// Typed input, built only from validated arguments.
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CancelOrderInput {
     /// accountIdKey from list_accounts.
     pub account_id_key: ::std::string::String,
@@ -538,6 +579,14 @@ impl GetOptionExpireDatesInputExpiryType {
             Self::Monthend => "MONTHEND",
         }
     }
+}
+
+/// Typed input, built only from validated arguments.
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GetOrderTicketInput {
+    /// data.preview_id of preview_order.
+    pub preview_id: ::std::string::String,
 }
 
 /// Typed input, built only from validated arguments.
@@ -1867,8 +1916,85 @@ impl SummarizeTransactionsInputGroupBy {
     }
 }
 
+/// The MCP Apps the tools name (`ui:` in the spec), assembled from `apps/`.
+pub static APPS: [::runtime::__codegen::AppDescriptor; 2usize] = [
+    ::runtime::__codegen::AppDescriptor {
+        uri: "ui://etrade/overview.html",
+        name: "overview",
+        description: "The account at a glance: totals, allocation, positions and option exposure, with a Refresh button.",
+        html: include_str!(concat!(env!("OUT_DIR"), "/apps/overview.html")),
+    },
+    ::runtime::__codegen::AppDescriptor {
+        uri: "ui://etrade/order-ticket.html",
+        name: "order-ticket",
+        description: "The previewed order as a ticket: what will be sent, E*TRADE's estimate and messages, its expiry, and Approve / Reject when a person must approve it.",
+        html: include_str!(concat!(env!("OUT_DIR"), "/apps/order-ticket.html")),
+    },
+];
+
 /// Static schema tables interpreted by the runtime's validator.
 pub mod schema {
+    /// Validation table for [`super::AnswerOrderTicketInput`].
+    pub static ANSWER_ORDER_TICKET_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
+        fields: &[
+            ::runtime::__codegen::FieldSchema {
+                name: "preview_id",
+                alias: ::core::option::Option::Some("previewId"),
+                required: true,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::Some(1),
+                        max_length: ::core::option::Option::Some(64),
+                        pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "preview_hash",
+                alias: ::core::option::Option::Some("previewHash"),
+                required: true,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::None,
+                        max_length: ::core::option::Option::None,
+                        pattern: ::core::option::Option::Some("^[0-9a-f]{64}$"),
+                        trim: false,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "decision",
+                alias: ::core::option::Option::None,
+                required: true,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["approve", "reject"],
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "pin",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::None,
+                        max_length: ::core::option::Option::Some(128),
+                        pattern: ::core::option::Option::None,
+                        trim: false,
+                    },
+                    nullable: false,
+                },
+            },
+        ],
+        rules: &[],
+        extension_fields: &[],
+    };
+
     /// Validation table for [`super::CancelOrderInput`].
     pub static CANCEL_ORDER_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
         fields: &[
@@ -2318,6 +2444,28 @@ pub mod schema {
                             "ALL",
                             "MONTHEND",
                         ],
+                    },
+                    nullable: false,
+                },
+            },
+        ],
+        rules: &[],
+        extension_fields: &[],
+    };
+
+    /// Validation table for [`super::GetOrderTicketInput`].
+    pub static GET_ORDER_TICKET_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
+        fields: &[
+            ::runtime::__codegen::FieldSchema {
+                name: "preview_id",
+                alias: ::core::option::Option::Some("previewId"),
+                required: true,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::Some(1),
+                        max_length: ::core::option::Option::Some(64),
+                        pattern: ::core::option::Option::Some("^[A-Za-z0-9_-]+$"),
+                        trim: false,
                     },
                     nullable: false,
                 },
@@ -3819,7 +3967,7 @@ pub mod schema {
 }
 
 /// Every tool in the catalog, in spec order.
-pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
+pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
     ::runtime::__codegen::ToolDescriptor {
         name: "server_status",
         title: "Server status",
@@ -3835,6 +3983,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         input_table: &schema::SERVER_STATUS_INPUT,
         error_codes: &["invalid_input", "internal_error"],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "list_accounts",
@@ -3866,6 +4016,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::AccountList,
         ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_account_overview",
@@ -3896,6 +4048,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::Some("ui://etrade/overview.html"),
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_account_balances",
@@ -3926,6 +4080,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::Some(::runtime::__codegen::Endpoint::Balance),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_portfolio",
@@ -3955,7 +4111,11 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "transport_error",
             "internal_error",
         ],
-        endpoint: ::core::option::Option::Some(::runtime::__codegen::Endpoint::Portfolio),
+        endpoint: ::core::option::Option::Some(
+            ::runtime::__codegen::Endpoint::Portfolio,
+        ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_position_lots",
@@ -3988,6 +4148,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::PositionLots,
         ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "list_transactions",
@@ -4020,6 +4182,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::Transactions,
         ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_transaction_details",
@@ -4052,6 +4216,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::TransactionDetails,
         ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "summarize_transactions",
@@ -4082,6 +4248,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_quotes",
@@ -4112,6 +4280,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::Some(::runtime::__codegen::Endpoint::Quotes),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "lookup_product",
@@ -4142,6 +4312,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::Some(::runtime::__codegen::Endpoint::Lookup),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_option_chains",
@@ -4174,6 +4346,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::OptionChains,
         ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_option_expire_dates",
@@ -4206,6 +4380,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::OptionExpireDates,
         ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "list_orders",
@@ -4236,6 +4412,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::Some(::runtime::__codegen::Endpoint::Orders),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "list_alerts",
@@ -4266,6 +4444,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::Some(::runtime::__codegen::Endpoint::Alerts),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "get_alert_details",
@@ -4298,6 +4478,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         endpoint: ::core::option::Option::Some(
             ::runtime::__codegen::Endpoint::AlertDetails,
         ),
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "preview_order",
@@ -4329,6 +4511,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::Some("ui://etrade/order-ticket.html"),
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "place_order",
@@ -4361,6 +4545,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "cancel_order",
@@ -4393,6 +4579,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "preview_change_order",
@@ -4424,6 +4612,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::Some("ui://etrade/order-ticket.html"),
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "place_change_order",
@@ -4456,6 +4646,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "delete_alerts",
@@ -4488,6 +4680,8 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
             "internal_error",
         ],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
     },
     ::runtime::__codegen::ToolDescriptor {
         name: "list_order_journal",
@@ -4500,10 +4694,59 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 23] = [
         idempotent: true,
         open_world: false,
         input_schema: "{\"additionalProperties\":false,\"properties\":{\"before\":{\"description\":\"Only entries older than this id (data.next_before of the previous page).\",\"minimum\":1,\"type\":\"integer\"},\"limit\":{\"description\":\"Page size (default 20).\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"}},\"type\":\"object\"}",
-        output_schema: "{\"$defs\":{\"a\":{\"format\":\"date-time\",\"type\":\"string\"},\"b\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"entries\":{\"items\":{\"additionalProperties\":false,\"minProperties\":14,\"patternProperties\":{\"^(account_id_key|client_order_id|preview_id)$\":{\"type\":[\"string\",\"null\"]},\"^(environment|profile)$\":{\"type\":\"string\"}},\"properties\":{\"alert_ids\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"approval\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"at\":{\"$ref\":\"#/$defs/a\"},\"channel\":{\"enum\":[\"elicitation\",\"terminal\",\"page\"]},\"decision\":{\"enum\":[\"approved\",\"rejected\"]}},\"type\":[\"object\",\"null\"]},\"id\":{\"type\":\"integer\"},\"intent_at\":{\"$ref\":\"#/$defs/a\"},\"kind\":{\"enum\":[\"preview_order\",\"preview_change_order\",\"place_order\",\"cancel_order\",\"place_change_order\",\"delete_alerts\"]},\"order\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(estimated_notional|limit_price|stop_price)$\":{\"$ref\":\"#/$defs/b\"},\"^(market_session|order_t(erm|ype)|price_type)$\":{\"type\":\"string\"}},\"properties\":{\"all_or_none\":{\"type\":\"boolean\"},\"legs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(order_action|s(ecurity_type|ymbol))$\":{\"type\":\"string\"}},\"properties\":{\"call_put\":{\"type\":[\"string\",\"null\"]},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":[\"string\",\"null\"]},\"quantity\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"strike_price\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"outcome\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(code|reason)$\":{\"type\":[\"string\",\"null\"]},\"^(deleted_alert_ids|failed_alert_ids)$\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"}},\"properties\":{\"at\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"order_id\":{\"$ref\":\"#/$defs/c\"},\"status\":{\"enum\":[\"pending\",\"succeeded\",\"failed\",\"uncertain\"]}},\"type\":\"object\"},\"reconciliation\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(note|order_status)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"at\":{\"$ref\":\"#/$defs/a\"},\"order_id\":{\"$ref\":\"#/$defs/c\"},\"status\":{\"enum\":[\"found\",\"not_found\",\"unknown\"]}},\"type\":[\"object\",\"null\"]},\"target_order_id\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"next_before\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/c\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"$ref\":\"#/$defs/a\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"format\":\"date-time\",\"type\":\"string\"},\"b\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"entries\":{\"items\":{\"additionalProperties\":false,\"minProperties\":14,\"patternProperties\":{\"^(account_id_key|client_order_id|preview_id)$\":{\"type\":[\"string\",\"null\"]},\"^(environment|profile)$\":{\"type\":\"string\"}},\"properties\":{\"alert_ids\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"approval\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"at\":{\"$ref\":\"#/$defs/a\"},\"channel\":{\"enum\":[\"elicitation\",\"terminal\",\"page\",\"app\"]},\"decision\":{\"enum\":[\"approved\",\"rejected\"]}},\"type\":[\"object\",\"null\"]},\"id\":{\"type\":\"integer\"},\"intent_at\":{\"$ref\":\"#/$defs/a\"},\"kind\":{\"enum\":[\"preview_order\",\"preview_change_order\",\"place_order\",\"cancel_order\",\"place_change_order\",\"delete_alerts\"]},\"order\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(estimated_notional|limit_price|stop_price)$\":{\"$ref\":\"#/$defs/b\"},\"^(market_session|order_t(erm|ype)|price_type)$\":{\"type\":\"string\"}},\"properties\":{\"all_or_none\":{\"type\":\"boolean\"},\"legs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(order_action|s(ecurity_type|ymbol))$\":{\"type\":\"string\"}},\"properties\":{\"call_put\":{\"type\":[\"string\",\"null\"]},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":[\"string\",\"null\"]},\"quantity\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"strike_price\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"outcome\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(code|reason)$\":{\"type\":[\"string\",\"null\"]},\"^(deleted_alert_ids|failed_alert_ids)$\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"}},\"properties\":{\"at\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"order_id\":{\"$ref\":\"#/$defs/c\"},\"status\":{\"enum\":[\"pending\",\"succeeded\",\"failed\",\"uncertain\"]}},\"type\":\"object\"},\"reconciliation\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(note|order_status)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"at\":{\"$ref\":\"#/$defs/a\"},\"order_id\":{\"$ref\":\"#/$defs/c\"},\"status\":{\"enum\":[\"found\",\"not_found\",\"unknown\"]}},\"type\":[\"object\",\"null\"]},\"target_order_id\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"next_before\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/c\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"$ref\":\"#/$defs/a\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::LIST_ORDER_JOURNAL_INPUT,
         error_codes: &["invalid_input", "tool_not_available", "internal_error"],
         endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &[],
+    },
+    ::runtime::__codegen::ToolDescriptor {
+        name: "get_order_ticket",
+        title: "Order ticket",
+        group: "orders",
+        permission: "preview",
+        description: "The order ticket app's view of one stored preview: the order in plain words, E*TRADE's estimate and messages, its expiry, and whether a person's approval is awaited. Only the ticket calls it.",
+        read_only: false,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"preview_id\":{\"description\":\"data.preview_id of preview_order.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"}},\"required\":[\"preview_id\"],\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":14,\"patternProperties\":{\"^(app(_approval|roval_required)|pin_required)$\":{\"type\":\"boolean\"},\"^(approve_command|preview_(hash|id)|summary)$\":{\"type\":\"string\"},\"^(commission|estimated_total)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"account\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(last4|name)$\":{\"type\":[\"string\",\"null\"]}},\"type\":\"object\"},\"expires_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"messages\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"additionalProperties\":false,\"minProperties\":8,\"patternProperties\":{\"^(limit_price|stop_price)$\":{\"$ref\":\"#/$defs/a\"},\"^(market_session|order_t(erm|ype)|price_type)$\":{\"type\":\"string\"}},\"properties\":{\"all_or_none\":{\"type\":\"boolean\"},\"legs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(order_action|s(ecurity_type|ymbol))$\":{\"type\":\"string\"}},\"properties\":{\"call_put\":{\"type\":[\"string\",\"null\"]},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":[\"string\",\"null\"]},\"quantity\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"strike_price\":{\"$ref\":\"#/$defs/a\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":\"object\"},\"status\":{\"enum\":[\"awaiting_approval\",\"approved\",\"rejected\",\"placed\",\"expired\",\"not_required\"]}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"not_found\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_table: &schema::GET_ORDER_TICKET_INPUT,
+        error_codes: &[
+            "invalid_input",
+            "tool_not_available",
+            "not_found",
+            "internal_error",
+        ],
+        endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &["app"],
+    },
+    ::runtime::__codegen::ToolDescriptor {
+        name: "answer_order_ticket",
+        title: "Answer the order ticket",
+        group: "orders",
+        permission: "trade",
+        description: "A person's Approve or Reject on the order ticket app, for the preview and hash it shows (with the approval PIN when one is set). Only the ticket calls it; place_order then places an approved preview.",
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"decision\":{\"enum\":[\"approve\",\"reject\"],\"type\":\"string\"},\"pin\":{\"description\":\"The approval PIN, when one is set.\",\"maxLength\":128,\"type\":\"string\"},\"preview_hash\":{\"description\":\"data.preview_hash of get_order_ticket.\",\"pattern\":\"^[0-9a-f]{64}$\",\"type\":\"string\"},\"preview_id\":{\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"}},\"required\":[\"preview_id\",\"preview_hash\",\"decision\"],\"type\":\"object\"}",
+        output_schema: "{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":4,\"properties\":{\"channel\":{\"enum\":[\"app\"]},\"decision\":{\"enum\":[\"approved\",\"rejected\"]},\"expires_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"preview_id\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"execution_disabled\",\"tool_not_available\",\"not_found\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_table: &schema::ANSWER_ORDER_TICKET_INPUT,
+        error_codes: &[
+            "invalid_input",
+            "execution_disabled",
+            "tool_not_available",
+            "not_found",
+            "internal_error",
+        ],
+        endpoint: ::core::option::Option::None,
+        ui_resource: ::core::option::Option::None,
+        visibility: &["app"],
     },
 ];
 
@@ -4615,6 +4858,7 @@ pub static CATALOG: ::runtime::__codegen::Catalog = ::runtime::__codegen::Catalo
     tools: &TOOLS,
     permissions: &PERMISSIONS,
     error_codes: &ERROR_CODES,
+    apps: &APPS,
 };
 
 /// Validate `server_status` arguments and build its typed input.
@@ -4782,6 +5026,20 @@ pub fn parse_list_order_journal(
     args: ::runtime::__codegen::JsonObject,
 ) -> ::core::result::Result<ListOrderJournalInput, ::runtime::__codegen::ToolError> {
     ::runtime::__codegen::parse_input(&schema::LIST_ORDER_JOURNAL_INPUT, args)
+}
+
+/// Validate `get_order_ticket` arguments and build its typed input.
+pub fn parse_get_order_ticket(
+    args: ::runtime::__codegen::JsonObject,
+) -> ::core::result::Result<GetOrderTicketInput, ::runtime::__codegen::ToolError> {
+    ::runtime::__codegen::parse_input(&schema::GET_ORDER_TICKET_INPUT, args)
+}
+
+/// Validate `answer_order_ticket` arguments and build its typed input.
+pub fn parse_answer_order_ticket(
+    args: ::runtime::__codegen::JsonObject,
+) -> ::core::result::Result<AnswerOrderTicketInput, ::runtime::__codegen::ToolError> {
+    ::runtime::__codegen::parse_input(&schema::ANSWER_ORDER_TICKET_INPUT, args)
 }
 
 impl ListAccountsInput {
@@ -5061,6 +5319,24 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         &self,
         ctx: &::runtime::__codegen::CallContext,
         input: ListOrderJournalInput,
+    ) -> impl ::core::future::Future<
+        Output = ::runtime::__codegen::ToolResult,
+    > + ::core::marker::Send;
+
+    /// `get_order_ticket` (preview permission): The order ticket app's view of one stored preview: the order in plain words, E*TRADE's estimate and messages, its expiry, and whether a person's approval is awaited. Only the ticket calls it.
+    fn get_order_ticket(
+        &self,
+        ctx: &::runtime::__codegen::CallContext,
+        input: GetOrderTicketInput,
+    ) -> impl ::core::future::Future<
+        Output = ::runtime::__codegen::ToolResult,
+    > + ::core::marker::Send;
+
+    /// `answer_order_ticket` (trade permission): A person's Approve or Reject on the order ticket app, for the preview and hash it shows (with the approval PIN when one is set). Only the ticket calls it; place_order then places an approved preview.
+    fn answer_order_ticket(
+        &self,
+        ctx: &::runtime::__codegen::CallContext,
+        input: AnswerOrderTicketInput,
     ) -> impl ::core::future::Future<
         Output = ::runtime::__codegen::ToolResult,
     > + ::core::marker::Send;
@@ -5457,6 +5733,34 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
                                 self.0.list_order_journal(ctx, input).await,
+                            )
+                        }
+                        ::core::result::Result::Err(e) => {
+                            ::core::option::Option::Some(::core::result::Result::Err(e))
+                        }
+                    }
+                })
+            }
+            "get_order_ticket" => {
+                ::std::boxed::Box::pin(async move {
+                    match parse_get_order_ticket(args) {
+                        ::core::result::Result::Ok(input) => {
+                            ::core::option::Option::Some(
+                                self.0.get_order_ticket(ctx, input).await,
+                            )
+                        }
+                        ::core::result::Result::Err(e) => {
+                            ::core::option::Option::Some(::core::result::Result::Err(e))
+                        }
+                    }
+                })
+            }
+            "answer_order_ticket" => {
+                ::std::boxed::Box::pin(async move {
+                    match parse_answer_order_ticket(args) {
+                        ::core::result::Result::Ok(input) => {
+                            ::core::option::Option::Some(
+                                self.0.answer_order_ticket(ctx, input).await,
                             )
                         }
                         ::core::result::Result::Err(e) => {

@@ -59,17 +59,21 @@ pub fn check(spec: &model::Spec, d: &mut Diagnostics) -> ir::Catalog {
     let error_codes = check_error_codes(spec, d);
     let types = TypeTable::new(spec, d);
     let mut tools = Vec::new();
+    let mut apps = Vec::new();
     let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
     for t in &spec.tools {
         if seen.insert(&t.name.value, ()).is_some() {
             d.at(&t.name, format!("duplicate tool `{}`", t.name.value));
         }
-        tools.push(check_tool(t, &permissions, &error_codes, &types, d));
+        let mut tool = check_tool(t, &permissions, &error_codes, &types, d);
+        tool.ui = crate::apps::check(t, &mut apps, d);
+        tools.push(tool);
     }
     ir::Catalog {
         permissions,
         error_codes,
         tools,
+        apps,
     }
 }
 
@@ -323,6 +327,7 @@ fn check_tool(
         output_example: t.examples.output.as_ref().map(|v| v.value.clone()),
         binding,
         limits,
+        ui: None,
     }
 }
 

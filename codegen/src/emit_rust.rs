@@ -132,8 +132,11 @@ pub fn tools_rs(catalog: &Catalog) -> String {
         }
     });
 
+    let apps = apps(catalog);
     let file = quote! {
         #(#type_items)*
+
+        #apps
 
         /// Static schema tables interpreted by the runtime's validator.
         pub mod schema {
@@ -154,6 +157,7 @@ pub fn tools_rs(catalog: &Catalog) -> String {
             tools: &TOOLS,
             permissions: &PERMISSIONS,
             error_codes: &ERROR_CODES,
+            apps: &APPS,
         };
 
         #(#parsers)*
@@ -282,6 +286,8 @@ fn descriptor(catalog: &Catalog, t: &Tool) -> TokenStream {
     let output = json_schema::output_schema(catalog, t).to_string();
     let errors = &t.errors;
     let table = format_ident!("{}", screaming(&t.input.rust_name));
+    let ui_resource = opt_str(t.ui.as_ref().and_then(|u| u.resource.as_deref()));
+    let visibility = t.ui.iter().flat_map(|u| &u.visibility);
     let endpoint = match &t.binding {
         Some(b) => {
             let e = format_ident!("{}", b.endpoint);
@@ -305,7 +311,31 @@ fn descriptor(catalog: &Catalog, t: &Tool) -> TokenStream {
             input_table: &schema::#table,
             error_codes: &[#(#errors),*],
             endpoint: #endpoint,
+            ui_resource: #ui_resource,
+            visibility: &[#(#visibility),*],
         }
+    }
+}
+
+/// `static APPS`: each app's descriptor, its document embedded from OUT_DIR/apps/.
+fn apps(catalog: &Catalog) -> TokenStream {
+    let apps = catalog.apps.iter().map(|a| {
+        let (uri, description) = (&a.uri, &a.description);
+        let name = a.file.trim_end_matches(".html");
+        let path = format!("/apps/{}", a.file);
+        quote! {
+            ::runtime::__codegen::AppDescriptor {
+                uri: #uri,
+                name: #name,
+                description: #description,
+                html: include_str!(concat!(env!("OUT_DIR"), #path)),
+            }
+        }
+    });
+    let n = catalog.apps.len();
+    quote! {
+        /// The MCP Apps the tools name (`ui:` in the spec), assembled from `apps/`.
+        pub static APPS: [::runtime::__codegen::AppDescriptor; #n] = [#(#apps),*];
     }
 }
 

@@ -8,6 +8,30 @@ pub struct Catalog {
     pub permissions: Vec<Permission>,
     pub error_codes: Vec<ErrorCode>,
     pub tools: Vec<Tool>,
+    /// The MCP Apps the tools name, once each, in spec order.
+    pub apps: Vec<App>,
+}
+
+/// One MCP App: a `ui://` resource served as one self-contained HTML document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct App {
+    pub uri: String,
+    /// The source under `apps/` (relative to the workspace root).
+    pub source: String,
+    /// The generated file's name under `generated/apps/` and OUT_DIR/apps/.
+    pub file: String,
+    pub description: String,
+    /// Where the spec names the source, for a diagnostic when it cannot be assembled.
+    pub line: u64,
+    pub column: u64,
+}
+
+/// A tool's `ui:`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ui {
+    pub resource: Option<String>,
+    /// Empty: the default (`model` and `app`).
+    pub visibility: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +72,7 @@ pub struct Tool {
     pub binding: Option<Binding>,
     /// `limits:` in spec order: snake_case name, value ≥ 1.
     pub limits: Vec<(String, u32)>,
+    pub ui: Option<Ui>,
 }
 
 /// A checked broker binding: the runtime endpoint and how each input field is sent.

@@ -4,6 +4,7 @@
 //! A library first (so it is testable without Cargo in the loop); `build.rs` and the
 //! `codegen` CLI are thin shells over [`generate`].
 
+pub mod apps;
 pub mod binding;
 pub mod check;
 pub mod diagnostics;
@@ -50,6 +51,9 @@ pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnos
         emit_rust::inventory_rs(&catalog),
     );
     out.insert(MODELS_FILE.to_string(), emit_models::models_rs(&catalog));
+    for (file, html) in apps::assemble_all(&catalog)? {
+        out.insert(format!("apps/{file}"), html);
+    }
     emit_docs::docs(&catalog, &mut out);
     Ok(out)
 }

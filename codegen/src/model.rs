@@ -62,6 +62,22 @@ pub struct ToolDef {
     /// constants on its input type so the handler and the docs state the same numbers.
     #[serde(default)]
     pub limits: OrderedMap<S<u32>>,
+    /// The tool's MCP App (extension `io.modelcontextprotocol/ui`), or its visibility.
+    pub ui: Option<S<UiDef>>,
+}
+
+/// `ui:` on a tool: the app a host renders beside its result, and who may call it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiDef {
+    /// The app's `ui://` resource URI.
+    pub resource: Option<S<String>>,
+    /// The app's HTML under `apps/`, assembled and embedded at build time.
+    pub source: Option<S<String>>,
+    /// What the resource says it is (`resources/list`).
+    pub description: Option<S<String>>,
+    /// `[model, app]` (the default) or `[app]`: an app-only tool hosts keep from the model.
+    pub visibility: Option<S<Vec<S<String>>>>,
 }
 
 /// A tool's binding to an E*TRADE endpoint.

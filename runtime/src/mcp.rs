@@ -2,6 +2,7 @@
 //! the catalog that `tools/list` shows, and `server_status`.
 
 pub mod approval_page;
+pub mod apps;
 pub mod ask;
 pub mod catalog;
 pub mod dispatch;

@@ -277,6 +277,7 @@ fn order_desk(
             Some((page, Some(listener)))
         }
     };
+    let app_pin = Arc::new(ApprovalPin::new(store.clone(), dir));
     let mut desk = OrderDesk::new(
         store,
         policy,
@@ -289,7 +290,8 @@ fn order_desk(
         dir,
         settings.environment,
         &settings.profile,
-    )?);
+    )?)
+    .with_approval_pin(app_pin);
     if let Some((page, _)) = &page {
         desk = desk.with_approval_links(page.clone());
     }

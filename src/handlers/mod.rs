@@ -4,6 +4,7 @@
 
 mod accounts;
 mod alerts;
+mod app_ticket;
 mod journal_view;
 pub mod order_ticket;
 mod orders;

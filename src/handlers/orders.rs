@@ -120,6 +120,22 @@ impl generated::OrdersHandlers for Handlers {
         }))
     }
 
+    async fn get_order_ticket(
+        &self,
+        _ctx: &CallContext,
+        input: generated::GetOrderTicketInput,
+    ) -> ToolResult {
+        super::app_ticket::get(&self.desk, input).await
+    }
+
+    async fn answer_order_ticket(
+        &self,
+        _ctx: &CallContext,
+        input: generated::AnswerOrderTicketInput,
+    ) -> ToolResult {
+        super::app_ticket::answer(&self.desk, input).await
+    }
+
     async fn list_order_journal(
         &self,
         _ctx: &CallContext,

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod app_ticket;
 mod approval_attacks;
 mod approval_page;
 mod approvals;

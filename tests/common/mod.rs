@@ -140,6 +140,20 @@ pub async fn stdio_client_recorded(
     stderr: Stdio,
     stdout_copy: &std::path::Path,
 ) -> (Client, tokio::process::Child) {
+    let info = client_info(ProtocolVersion::V_2025_11_25);
+    stdio_client_recorded_as(home, extra, envs, stderr, stdout_copy, info).await
+}
+
+/// [`stdio_client_recorded`] with the client saying `info` (its capabilities, e.g. the MCP
+/// Apps extension).
+pub async fn stdio_client_recorded_as(
+    home: &tempfile::TempDir,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+    stderr: Stdio,
+    stdout_copy: &std::path::Path,
+    info: ClientConfig,
+) -> (Client, tokio::process::Child) {
     let mut args = vec!["serve"];
     args.extend_from_slice(extra);
     let mut cmd = command(home, &args);
@@ -157,7 +171,7 @@ pub async fn stdio_client_recorded(
             .expect("a file name")
             .to_string_lossy(),
     );
-    let client = client_info(ProtocolVersion::V_2025_11_25)
+    let client = info
         .serve((
             Tee {
                 inner: stdout,
@@ -402,6 +416,8 @@ pub async fn exercise_contract(client: &Client, transport: &str) {
                 .iter()
                 .any(|p| p.name == t.permission && p.flag.is_none())
         })
+        // App-only tools are listed only to clients that render apps.
+        .filter(|t| !t.app_only())
         .collect::<Vec<_>>();
     assert_eq!(
         tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),

@@ -163,6 +163,26 @@ impl PaperCredentials {
         .await
     }
 
+    /// [`PaperCredentials::serve`] with the client saying `info`.
+    pub async fn serve_as(
+        &self,
+        home: &tempfile::TempDir,
+        flags: &[&str],
+        info: rmcp::model::ClientConfig,
+    ) -> (Client, tokio::process::Child) {
+        let mut args = vec!["--profile", self.profile.as_str()];
+        args.extend_from_slice(flags);
+        super::stdio_client_recorded_as(
+            home,
+            &args,
+            &self.envs(),
+            Stdio::from(log_file(home.path(), STDERR_LOG)),
+            &home.path().join(STDOUT_LOG),
+            info,
+        )
+        .await
+    }
+
     /// The scan at the end: the server really read the entries and really logged, and no
     /// canary is in any file of the state folder.
     pub fn assert_clean(&self, home: &tempfile::TempDir) {
@@ -263,6 +283,15 @@ impl Paper {
     /// [`stop_stdio_server`].
     pub async fn serve_another(&self, flags: &[&str]) -> (Client, tokio::process::Child) {
         self.credentials.serve(&self.home, flags).await
+    }
+
+    /// [`Paper::serve_another`] with the client saying `info`.
+    pub async fn serve_another_as(
+        &self,
+        flags: &[&str],
+        info: rmcp::model::ClientConfig,
+    ) -> (Client, tokio::process::Child) {
+        self.credentials.serve_as(&self.home, flags, info).await
     }
 
     /// The secrets this paper server's machine holds.

@@ -92,11 +92,13 @@ const UNBOUND: &[(&str, Kind, Option<Endpoint>)] = &[
     ),
 ];
 
-/// Every tool in the catalog, in catalog order.
+/// Every tool in the catalog, in catalog order — but the app-only ones: they make no broker
+/// request, and only a client that renders apps may call them (tests/approval/app_ticket.rs).
 fn cases() -> Vec<ToolCase> {
     etrade_mcp::generated::CATALOG
         .tools
         .iter()
+        .filter(|t| !t.app_only())
         .map(|t| {
             let (kind, endpoint) = match t.endpoint {
                 Some(e) => (Kind::Read, Some(e)),

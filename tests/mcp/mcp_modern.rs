@@ -20,7 +20,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const MODERN: &str = "2026-07-28";
 
-/// The tools a server with no permission flag lists, in spec order.
+/// The tools a server with no permission flag lists to a client that renders no apps, in
+/// spec order.
 fn default_tools() -> Vec<String> {
     etrade_mcp::generated::TOOLS
         .iter()
@@ -29,6 +30,7 @@ fn default_tools() -> Vec<String> {
                 .iter()
                 .any(|p| p.name == t.permission && p.flag.is_none())
         })
+        .filter(|t| !t.app_only())
         .map(|t| t.name.to_string())
         .collect()
 }

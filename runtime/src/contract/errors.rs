@@ -198,6 +198,22 @@ impl ToolError {
         }
     }
 
+    /// `tool_not_available` saying why.
+    pub fn tool_not_available(reason: &str) -> Self {
+        ToolError {
+            message: format!("{} {reason}", ErrorCode::ToolNotAvailable.summary()),
+            ..ToolError::new(ErrorCode::ToolNotAvailable)
+        }
+    }
+
+    /// `not_found` saying what.
+    pub fn not_found(reason: &str) -> Self {
+        ToolError {
+            message: format!("{} {reason}", ErrorCode::NotFound.summary()),
+            ..ToolError::new(ErrorCode::NotFound)
+        }
+    }
+
     pub fn internal() -> Self {
         ToolError::new(ErrorCode::InternalError)
     }

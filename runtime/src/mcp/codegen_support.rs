@@ -8,7 +8,9 @@ pub use crate::contract::validation::{
 };
 pub use crate::etrade::answers;
 pub use crate::etrade::{Endpoint, EtradeRequest, Param};
-pub use crate::mcp::catalog::{Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor};
+pub use crate::mcp::catalog::{
+    AppDescriptor, Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor,
+};
 pub use crate::mcp::dispatch::{BoxFuture, CallContext, JsonObject, ToolDispatch, ToolResult};
 pub use crate::mcp::reads::read;
 pub use jiff::civil::Date;

@@ -5,7 +5,8 @@
 //! it. It is also written into the preview's journal entry. Nothing the model can send
 //! approves, and nothing it is sent lets it approve: approvals are recorded only by the
 //! channels here — the MCP client's own elicitation form, `etrade approve` on a terminal,
-//! and the local approval page, whose address goes to the person's browser.
+//! the local approval page, whose address goes to the person's browser, and the order ticket
+//! app, whose tools a host that renders apps keeps from the model.
 
 use super::types::{OrderSummary, PreviewRecord};
 use crate::contract::errors::ToolError;
@@ -46,6 +47,8 @@ pub enum Channel {
     Terminal,
     /// The local approval page.
     Page,
+    /// The order ticket MCP App, through its host (which keeps app-only tools from the model).
+    App,
 }
 
 impl Channel {
@@ -54,6 +57,7 @@ impl Channel {
             Channel::Elicitation => "elicitation",
             Channel::Terminal => "terminal",
             Channel::Page => "page",
+            Channel::App => "app",
         }
     }
 }

@@ -67,6 +67,20 @@ pub struct OrderDesk {
     pub(super) halt: Option<HaltSwitch>,
     /// The local approval page, offered in refusals of unapproved placements.
     pub(super) approval_links: Option<Arc<dyn approval::ApprovalLinks>>,
+    /// The approval PIN the order ticket app must give when one is set; without it the app
+    /// approves nothing.
+    pub(super) approval_pin: Option<Arc<crate::trading::approval_pin::ApprovalPin>>,
+}
+
+impl OrderDesk {
+    /// The environment this desk trades in (`sandbox`, `production`, `paper`).
+    pub fn environment(&self) -> &str {
+        &self.environment
+    }
+
+    pub fn profile(&self) -> &str {
+        &self.profile
+    }
 }
 
 /// Run a store operation off the async workers (opening may wait for another process).
@@ -187,7 +201,11 @@ impl Drop for InFlight {
     }
 }
 
+mod app_ticket;
 mod approvals;
+
+pub use app_ticket::{TicketStatus, TicketView};
+pub use approvals::approve_command;
 
 impl OrderDesk {
     pub fn new(
@@ -208,6 +226,7 @@ impl OrderDesk {
             in_flight: Arc::new(Mutex::new(HashSet::new())),
             halt: None,
             approval_links: None,
+            approval_pin: None,
         }
     }
 

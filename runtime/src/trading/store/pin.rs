@@ -45,6 +45,8 @@ pub enum PinPurpose {
     ApprovePage,
     /// Approving an order with `etrade approve`.
     ApproveTerminal,
+    /// Approving an order on the order ticket app.
+    ApproveApp,
     /// Lifting a halt with `etrade resume`.
     Resume,
     /// Changing the PIN with `etrade approve --set-pin`.
@@ -56,6 +58,7 @@ impl PinPurpose {
         match self {
             PinPurpose::ApprovePage => "approval page",
             PinPurpose::ApproveTerminal => "etrade approve",
+            PinPurpose::ApproveApp => "order ticket app",
             PinPurpose::Resume => "etrade resume",
             PinPurpose::ChangePin => "etrade approve --set-pin",
         }
