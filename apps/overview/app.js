@@ -103,7 +103,7 @@
           return h(
             "tr",
             null,
-            h("th", { scope: "row" }, h("span", { class: "swatch", style: { background: x.color }, "aria-hidden": "true" }), x.a.security_type),
+            h("th", { scope: "row" }, svg("svg", { class: "swatch", width: 10, height: 10, viewBox: "0 0 10 10", "aria-hidden": "true" }, svg("rect", { width: 10, height: 10, rx: 2, style: { fill: x.color } })), x.a.security_type),
             h("td", { class: "r" }, money(x.a.market_value)),
             h("td", { class: "r" }, h("span", { class: "num" }, x.a.weight_pct === null ? "—" : num.group(x.a.weight_pct) + "%")),
           );
