@@ -147,6 +147,74 @@ async fn python_sdk_2026_over_stdio() {
     }
 }
 
+/// The Python SDK as an MCP Apps host (it advertises `io.modelcontextprotocol/ui`): the
+/// tools' `_meta.ui`, the app resources listed and read as `text/html;profile=mcp-app` with
+/// no outside address, and the app-only tools — offered to it, refused to a client that
+/// renders no apps.
+#[tokio::test]
+async fn python_sdk_as_an_apps_host() {
+    let home = home();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/apps_host.py");
+    let out = tokio::process::Command::new("python3")
+        .args([script, "--", bin(), "serve", "--allow-trading"])
+        .env("ETRADE_MCP_HOME", home.path())
+        .env("ETRADE_MCP_CREDENTIAL_STORE", "memory")
+        .env_remove("ETRADE_MCP_HTTP_TOKEN")
+        .env_remove("ETRADE_MCP_ENVIRONMENT")
+        .env_remove("ETRADE_MCP_PROFILE")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("python3 (the MCP SDK: pip install mcp)");
+    let text = output_text(&out);
+    assert!(out.status.success(), "{text}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{text}"));
+    let ui = &v["ui_tools"];
+    assert_eq!(
+        ui["get_account_overview"]["resourceUri"],
+        "ui://etrade/overview.html"
+    );
+    assert_eq!(
+        ui["preview_order"]["resourceUri"],
+        "ui://etrade/order-ticket.html"
+    );
+    assert_eq!(
+        ui["preview_change_order"]["resourceUri"],
+        "ui://etrade/order-ticket.html"
+    );
+    assert_eq!(ui["get_order_ticket"]["visibility"], json!(["app"]));
+    assert_eq!(ui["answer_order_ticket"]["visibility"], json!(["app"]));
+    let resources = v["resources"].as_array().expect("resources");
+    assert_eq!(resources.len(), 2, "{v}");
+    for r in resources {
+        assert_eq!(r["mimeType"], "text/html;profile=mcp-app", "{r}");
+        assert_eq!(r["_meta"]["ui"]["csp"]["connectDomains"], json!([]), "{r}");
+        assert_eq!(r["_meta"]["ui"]["csp"]["resourceDomains"], json!([]), "{r}");
+        let doc = &v["documents"][r["uri"].as_str().expect("uri")];
+        assert_eq!(doc["mimeType"], "text/html;profile=mcp-app", "{doc}");
+        assert!(doc["length"].as_u64().is_some_and(|n| n > 1000), "{doc}");
+        assert_eq!(doc["outside"], json!([]), "{doc}");
+    }
+    // The app host may call an app-only tool (this preview does not exist) …
+    assert_eq!(v["app_call"]["error"]["code"], "not_found", "{v}");
+    // … a client that renders no apps neither sees nor calls it.
+    let plain: Vec<&str> = v["plain_tools"]
+        .as_array()
+        .expect("plain_tools")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        plain.contains(&"place_order") && !plain.contains(&"get_order_ticket"),
+        "{v}"
+    );
+    assert!(!plain.contains(&"answer_order_ticket"), "{v}");
+    assert_eq!(
+        v["plain_call"]["error"]["code"], "tool_not_available",
+        "{v}"
+    );
+}
+
 #[tokio::test]
 async fn python_sdk_2026_over_http() {
     let server = http_server(&[]).await;
