@@ -1,6 +1,7 @@
 //! The order ticket app's tools (app-only): a stored preview as the ticket shows it, and the
 //! person's Approve or Reject. The desk holds the rules; this shapes the tools' `data`.
 
+use super::journal_view::order_view;
 use crate::generated;
 use runtime::mcp::dispatch::ToolResult;
 use runtime::trading::approval::{Decision, summary};
@@ -35,22 +36,6 @@ pub async fn answer(desk: &OrderDesk, input: generated::AnswerOrderTicketInput) 
 
 fn ticket_data(v: &TicketView, desk: &OrderDesk) -> Value {
     let p = &v.preview;
-    let s = &p.summary;
-    let legs: Vec<Value> = s
-        .legs
-        .iter()
-        .map(|l| {
-            json!({
-                "symbol": l.symbol,
-                "security_type": l.security_type,
-                "order_action": l.order_action,
-                "quantity": l.quantity,
-                "call_put": l.call_put,
-                "expiration": l.expiration.map(|d| d.to_string()),
-                "strike_price": l.strike_price,
-            })
-        })
-        .collect();
     json!({
         "preview_id": p.preview_id,
         "preview_hash": p.arguments_hash,
@@ -64,16 +49,7 @@ fn ticket_data(v: &TicketView, desk: &OrderDesk) -> Value {
             "name": p.context.account_name,
             "last4": p.context.account_last4,
         },
-        "order": {
-            "order_type": s.order_type,
-            "price_type": s.price_type,
-            "limit_price": s.limit_price,
-            "stop_price": s.stop_price,
-            "order_term": s.order_term,
-            "market_session": s.market_session,
-            "all_or_none": s.all_or_none,
-            "legs": legs,
-        },
+        "order": order_view(&p.summary),
         "estimated_total": p.context.estimated_total,
         "commission": p.context.commission,
         "messages": p.context.warnings,

@@ -3,7 +3,8 @@
 use runtime::trading::{JournalEntry, OrderSummary, Outcome};
 use serde_json::{Value, json};
 
-fn order_view(s: &OrderSummary) -> Value {
+/// An order as the journal and the order ticket show it.
+pub(super) fn order_view(s: &OrderSummary) -> Value {
     json!({
         "order_type": s.order_type,
         "price_type": s.price_type,

@@ -39,29 +39,11 @@ fn app_host() -> ClientConfig {
         .with_protocol_version(ProtocolVersion::V_2025_11_25)
 }
 
-fn profile_of(home: &std::path::Path) -> (std::path::PathBuf, String, String) {
-    let config = home.join("config.toml");
-    let toml = std::fs::read_to_string(&config).expect("config");
-    let profile = toml
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("[profiles.")?
-                .strip_suffix(']')
-                .map(str::to_string)
-        })
-        .expect("the paper profile");
-    (config, toml, profile)
-}
-
 /// Paper with trading on and `trading` settings added to its profile.
 async fn paper(trading: &str) -> Paper {
     let mut p = Paper::start(&["--allow-trading"]).await;
     if !trading.is_empty() {
-        p.stop().await;
-        let (config, mut toml, profile) = profile_of(p.home.path());
-        toml.push_str(&format!("\n[profiles.{profile}.trading]\n{trading}\n"));
-        std::fs::write(&config, toml).expect("config");
-        p.restart().await;
+        p.set_trading(trading).await;
     }
     p
 }

@@ -322,22 +322,7 @@ async fn out_of_band_only_never_asks_the_client() {
 #[tokio::test]
 async fn paper_rehearses_the_approval() {
     let mut p = common::paper::Paper::start(&["--allow-trading"]).await;
-    p.stop().await;
-    let config = p.home.path().join("config.toml");
-    let mut toml = std::fs::read_to_string(&config).expect("config");
-    let profile = toml
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("[profiles.")?
-                .strip_suffix(']')
-                .map(str::to_string)
-        })
-        .expect("the paper profile");
-    toml.push_str(&format!(
-        "\n[profiles.{profile}.trading]\napproval = \"required\"\n"
-    ));
-    std::fs::write(&config, toml).expect("config");
-    p.restart().await;
+    p.set_trading("approval = \"required\"").await;
 
     let accounts = p.ok("list_accounts", json!({})).await;
     let key = accounts["accounts"][0]["accountIdKey"].clone();

@@ -266,6 +266,23 @@ async function main() {
     check(scheme === "dark", `color-scheme is ${scheme}`);
     await page.screenshot({ path: join(outDir, "overview-dark.png"), fullPage: true });
 
+    begin("overview: readable at 320 px wide");
+    await page.setViewportSize({ width: 320, height: 900 });
+    await page.waitForTimeout(300);
+    const frameWidth = await frame.evaluate(() => document.documentElement.clientWidth);
+    const overflow = await frame.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    say(`at 320 px: the app is ${frameWidth} px wide, overflowing by ${overflow} px`);
+    check(frameWidth <= 320, `the app is ${frameWidth} px wide in a 320 px host`);
+    const wide = await frame.evaluate(() => {
+      const w = document.documentElement.clientWidth;
+      return [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > w + 1)
+        .slice(0, 5)
+        .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} (right ${Math.round(e.getBoundingClientRect().right)})`);
+    });
+    check(overflow <= 1, `the overview overflows a 320 px host by ${overflow} px: ${wide.join(", ")}`);
+    await page.setViewportSize({ width: 800, height: 900 });
+
     // ----- the order ticket -----
     begin("preview_order (as the model)");
     const eq = acct.positions.find((p) => p.security_type === "EQ" && p.symbol && p.last_price);

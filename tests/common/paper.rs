@@ -255,6 +255,25 @@ impl Paper {
         p
     }
 
+    /// Add `settings` (TOML lines) to the profile's `[profiles.NAME.trading]` section and
+    /// restart the server on them.
+    pub async fn set_trading(&mut self, settings: &str) {
+        self.stop().await;
+        let config = self.home.path().join("config.toml");
+        let mut toml = std::fs::read_to_string(&config).expect("config");
+        let profile = toml
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("[profiles.")?
+                    .strip_suffix(']')
+                    .map(str::to_string)
+            })
+            .expect("the paper profile");
+        toml.push_str(&format!("\n[profiles.{profile}.trading]\n{settings}\n"));
+        std::fs::write(&config, toml).expect("config");
+        self.restart().await;
+    }
+
     /// Stop the server (if running) and start it again on the same state.
     pub async fn restart(&mut self) {
         self.stop().await;
