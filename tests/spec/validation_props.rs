@@ -482,6 +482,33 @@ fn rule_messages(o: &ObjectSchema) -> BTreeSet<&'static str> {
     out
 }
 
+/// `args` with the values of `trim: true` strings trimmed, as the runtime checks them.
+fn trimmed(table: &ObjectSchema, args: &Value) -> Value {
+    let Value::Object(map) = args else {
+        return args.clone();
+    };
+    let mut out = map.clone();
+    for f in table.fields {
+        for key in std::iter::once(f.name).chain(f.alias) {
+            if let Some(v) = out.get_mut(key) {
+                *v = trimmed_value(&f.ty, v);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn trimmed_value(ty: &TypeSchema, v: &Value) -> Value {
+    match (&ty.kind, v) {
+        (TypeKind::String { trim: true, .. }, Value::String(s)) => Value::from(s.trim()),
+        (TypeKind::Object(o), _) => trimmed(o, v),
+        (TypeKind::Array { items, .. }, Value::Array(list)) => {
+            Value::Array(list.iter().map(|x| trimmed_value(items, x)).collect())
+        }
+        _ => v.clone(),
+    }
+}
+
 /// The advertised subschema of the field at `path`.
 fn advertised_at<'a>(schema: &'a Value, path: &[PathSegment]) -> Option<&'a Value> {
     path.iter().try_fold(schema, |s, step| match step {
@@ -504,7 +531,9 @@ fn runtime_validator_agrees_with_jsonschema_on_schema_level_constraints() {
         );
         let accepted = std::cell::Cell::new(0u32);
         let result = runner(1024).run(&strategy, |args| {
-            let schema_ok = validator.is_valid(&args);
+            // A `trim: true` string is checked once trimmed, on purpose (JSON Schema cannot
+            // say "the length without surrounding space"): compare on what the runtime checks.
+            let schema_ok = validator.is_valid(&trimmed(case.table, &args));
             accepted.set(accepted.get() + u32::from(schema_ok));
             match validate(case.table, as_map(&args)) {
                 Ok(_) if !schema_ok => Err(TestCaseError::fail(format!(
