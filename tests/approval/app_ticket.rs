@@ -153,6 +153,18 @@ async fn ticket_places_once(ui: &Client, c: &common::canary::Canaries, key: &str
     assert!(err, "a preview places once: {twice}");
     let (_, t) = call(ui, c, "get_order_ticket", json!({"preview_id": id})).await;
     assert_eq!(t["data"]["status"], "placed", "{t}");
+    // A used preview takes no decision, not even a rejection.
+    let (err, used) = call(
+        ui,
+        c,
+        "answer_order_ticket",
+        json!({"preview_id": id, "preview_hash": hash, "decision": "reject"}),
+    )
+    .await;
+    assert!(
+        err && used["error"]["code"] == "execution_disabled",
+        "{used}"
+    );
 
     let (err, journal) = call(ui, c, "list_order_journal", json!({"limit": 20})).await;
     assert!(!err, "{journal}");
