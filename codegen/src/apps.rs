@@ -144,7 +144,17 @@ pub fn assemble_all(catalog: &ir::Catalog) -> Result<Vec<(String, String)>, Vec<
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for app in &catalog.apps {
-        match assemble(&workspace_root().join(&app.source)) {
+        let assembled = assemble(&workspace_root().join(&app.source)).and_then(|html| {
+            match outside_urls(&html).as_slice() {
+                [] => Ok(html),
+                found => Err(format!(
+                    "{} names an outside address ({}): an app inlines everything it needs",
+                    app.source,
+                    found.join(", ")
+                )),
+            }
+        });
+        match assembled {
             Ok(html) => out.push((app.file.clone(), html)),
             Err(message) => problems.push(Diagnostic {
                 line: app.line.max(1),
@@ -214,7 +224,7 @@ pub fn assemble(path: &Path) -> Result<String, String> {
 /// Outside addresses an app must not contain: everything it needs is inline.
 pub fn outside_urls(html: &str) -> Vec<String> {
     let mut found = Vec::new();
-    for scheme in ["http://", "https://", "//cdn", "wss://", "ws://"] {
+    for scheme in ["http://", "https://", "ws://", "wss://"] {
         let mut from = 0;
         while let Some(i) = html[from..].find(scheme) {
             let at = from + i;

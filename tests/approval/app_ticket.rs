@@ -409,3 +409,86 @@ async fn the_ticket_asks_for_the_pin_when_one_is_set() {
     assert!(!err, "{placed}");
     assert_eq!(s.requests_on(PLACE).len(), 1);
 }
+
+/// Tier (b): an agent that can send HTTP requests to the loopback MCP listener can pose as an
+/// apps host (it declares the extension itself), so the host's visibility rule does not hold
+/// it back. With a PIN set, its answer is refused and nothing is placed: the PIN is what holds
+/// here (README, "Who can approve").
+#[tokio::test]
+async fn an_agent_posting_to_the_loopback_listener_as_an_apps_host_needs_the_pin() {
+    use rmcp::ServiceExt;
+    const PROFILE: &str = "appsagent";
+    let home = common::home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "[profiles.{PROFILE}]\nenvironment = \"paper\"\n\n\
+             [profiles.{PROFILE}.trading]\napproval = \"required\"\n"
+        ),
+    )
+    .expect("config");
+    let mut set = common::command(&home, &["approve", "--set-pin", "--profile", PROFILE]);
+    set.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = set.spawn().expect("etrade approve --set-pin");
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(format!("{PIN}\n{PIN}\n").as_bytes())
+            .await
+            .expect("PIN");
+    }
+    let out = child.wait_with_output().await.expect("set-pin");
+    assert!(out.status.success(), "{}", common::output_text(&out));
+
+    let server = common::try_http_server_in(home, &["--profile", PROFILE, "--allow-trading"], &[])
+        .await
+        .unwrap_or_else(|e| panic!("etrade serve --transport http did not start:\n{e}"));
+    let agent = app_host()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+            server.url.clone(),
+        ))
+        .await
+        .expect("initialize over HTTP");
+    let (err, accounts) = common::call_payload(&agent, "list_accounts", json!({})).await;
+    assert!(!err, "{accounts}");
+    let key = accounts["data"]["accounts"][0]["accountIdKey"].clone();
+    let (err, pv) = common::call_payload(
+        &agent,
+        "preview_order",
+        json!({"account_id_key": key, "request": order("AAPL", "100.00")}),
+    )
+    .await;
+    assert!(!err, "{pv}");
+    let id = pv["data"]["preview_id"]
+        .as_str()
+        .expect("preview_id")
+        .to_string();
+    let (err, t) =
+        common::call_payload(&agent, "get_order_ticket", json!({"preview_id": id})).await;
+    assert!(!err, "{t}");
+    assert_eq!(t["data"]["pin_required"], true, "{t}");
+    let hash = t["data"]["preview_hash"].clone();
+    for pin in [None, Some("guess-123456")] {
+        let mut answer = json!({"preview_id": id, "preview_hash": hash, "decision": "approve"});
+        if let Some(pin) = pin {
+            answer["pin"] = json!(pin);
+        }
+        let (err, r) = common::call_payload(&agent, "answer_order_ticket", answer).await;
+        assert!(err && r["error"]["code"] == "execution_disabled", "{r}");
+    }
+    let (err, refused) = common::call_payload(
+        &agent,
+        "place_order",
+        json!({"account_id_key": key, "preview_id": id}),
+    )
+    .await;
+    assert!(
+        err && refused["error"]["code"] == "execution_disabled",
+        "{refused}"
+    );
+    let (_, t) = common::call_payload(&agent, "get_order_ticket", json!({"preview_id": id})).await;
+    assert_eq!(t["data"]["status"], "awaiting_approval", "{t}");
+}

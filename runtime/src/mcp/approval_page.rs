@@ -13,6 +13,7 @@
 //! learns the address, which can send any header: the PIN, when set, is what the page asks
 //! for that, and its wrong guesses count in the trading store with every other channel's.
 
+use crate::trading::approval::constant_time_eq;
 use crate::trading::approval::{self, ApprovalLinks, Channel, Decision, PageShown};
 use crate::trading::approval_pin::{ApprovalPin, PinRefusal};
 use crate::trading::store::{DecisionFor, PinPurpose, TradingStore};
@@ -357,7 +358,7 @@ async fn decide(
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     };
-    if !same(field("csrf").unwrap_or(""), &csrf) {
+    if !constant_time_eq(field("csrf").unwrap_or(""), &csrf) {
         return forbidden();
     }
     let decision = match field("decision") {
@@ -443,15 +444,6 @@ async fn decide(
     }
 }
 
-/// Compare without stopping at the first difference.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
-
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -475,8 +467,8 @@ mod tests {
             super::escape("<b>\"AT&T\"</b>'"),
             "&lt;b&gt;&quot;AT&amp;T&quot;&lt;/b&gt;&#39;"
         );
-        assert!(super::same("abc", "abc"));
-        assert!(!super::same("abc", "abd"));
-        assert!(!super::same("abc", "ab"));
+        assert!(super::constant_time_eq("abc", "abc"));
+        assert!(!super::constant_time_eq("abc", "abd"));
+        assert!(!super::constant_time_eq("abc", "ab"));
     }
 }

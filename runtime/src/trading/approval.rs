@@ -86,6 +86,16 @@ pub struct PreviewContext {
     pub warnings: Vec<String>,
 }
 
+/// Compare a secret or a binding (a CSRF token, an arguments hash) without stopping at the
+/// first difference.
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
 /// Whether `record` approves placing `preview` now.
 pub fn approves(record: Option<&ApprovalRecord>, preview: &PreviewRecord) -> bool {
     record.is_some_and(|a| {

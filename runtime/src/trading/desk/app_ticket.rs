@@ -9,7 +9,7 @@
 
 use super::{OrderDesk, blocking, store_error};
 use crate::contract::errors::ToolError;
-use crate::trading::approval::{ChannelPolicy, Decision};
+use crate::trading::approval::{ChannelPolicy, Decision, constant_time_eq};
 use crate::trading::approval_pin::ApprovalPin;
 use crate::trading::store::{ApprovalError, DecisionFor, PinPurpose};
 use crate::trading::types::PreviewRecord;
@@ -108,7 +108,7 @@ impl OrderDesk {
             ));
         }
         let preview = self.own_preview(preview_id).await?;
-        if !constant_time_eq(preview.arguments_hash.as_bytes(), preview_hash.as_bytes()) {
+        if !constant_time_eq(&preview.arguments_hash, preview_hash) {
             return Err(ToolError::execution_disabled(
                 "The ticket does not show this preview's order (its hash differs); nothing was decided.",
             ));
@@ -179,9 +179,4 @@ fn not_found() -> ToolError {
     ToolError::not_found(
         "No preview with this id in this environment and profile (it may have expired and been removed).",
     )
-}
-
-/// Compare without stopping at the first difference.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
