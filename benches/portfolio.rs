@@ -1,24 +1,27 @@
-//! `get_portfolio` on one 10,000-position page, end to end: rmcp client → `etrade serve`
-//! (release, streamable HTTP) → signed request → fake E*TRADE on loopback → client model → envelope.
+//! `get_portfolio` on one 10,000-position page, end to end: an HTTP client reading the raw
+//! bytes of the answer → `etrade serve` (release, streamable HTTP) → signed request → a
+//! canned-bytes E*TRADE on loopback → client model → envelope → SSE.
+//!
+//! The page is rendered once by the fake E*TRADE and then served as fixed bytes by a tiny
+//! server that ignores signatures, so the figures measure `etrade serve`, not the fake's
+//! rendering. The timed client reads the answer's bytes without parsing them (what any client
+//! pays to parse 24 MiB is its own cost); one answer is parsed outside the timing to check
+//! that the whole page came back.
+//!
 //! Baselines in the same run: the same signed page fetched and parsed by the runtime's HTTP
 //! client alone (no MCP, no model, no envelope), and CPython's stdlib json parsing that page
 //! once and writing the result twice (`benches/support/cpython_json.py`; `BENCH_PYTHON`,
 //! default `python3`; the row says skipped without it). Also reports the server's peak RSS,
 //! and what the known-secret redaction of success bodies adds to parsing that page.
 //!
-//! Run: `cargo bench --bench portfolio` (`BENCH_POSITIONS`, default 10000; `BENCH_CALLS`, 5).
+//! Run: `cargo bench --bench portfolio` (`BENCH_POSITIONS`, default 10000; `BENCH_CALLS`, 5;
+//! `BENCH_ETRADE_BIN`, another `etrade` build to measure).
 //! The last lines are `REPORT` summary lines for `benches/run-all`.
 
 #[path = "support/report.rs"]
 mod summary;
 
 use fake_etrade::{FakeConfig, FakeEtrade};
-use rmcp::ServiceExt;
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
-};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use runtime::config::Environment;
 use runtime::credentials::{
     CredentialKey, CredentialStore, KeyringStore, Secret, StoredCredentials,
@@ -126,6 +129,126 @@ fn redaction_cost(page: &str, creds: &StoredCredentials, runs: usize) -> Redacti
     }
 }
 
+/// A loopback server that answers every `GET …/portfolio…` with `page` and anything else with
+/// 404, ignoring signatures: E*TRADE's side of the bench at the cost of copying bytes.
+async fn serve_canned(page: String) -> String {
+    use axum::http::{StatusCode, Uri, header};
+    use axum::response::IntoResponse;
+    let page = axum::body::Bytes::from(page);
+    let app = axum::Router::new().fallback(move |uri: Uri| {
+        let page = page.clone();
+        async move {
+            if uri.path().contains("/portfolio") {
+                ([(header::CONTENT_TYPE, "application/json")], page).into_response()
+            } else {
+                StatusCode::NOT_FOUND.into_response()
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind canned server");
+    let addr = listener.local_addr().expect("canned address");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}")
+}
+
+/// A streamable HTTP MCP session driven with plain requests, so that timing a call covers
+/// the server's work and the transfer of its bytes, not a client's parsing of them.
+struct RawSession {
+    http: reqwest::Client,
+    url: String,
+    session: String,
+    next_id: u64,
+}
+
+const PROTOCOL: &str = "2025-11-25";
+
+impl RawSession {
+    async fn open(url: String) -> RawSession {
+        let http = reqwest::Client::new();
+        let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL, "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"}}});
+        let answer = http
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .json(&init)
+            .send()
+            .await
+            .expect("initialize");
+        assert!(
+            answer.status().is_success(),
+            "initialize: {}",
+            answer.status()
+        );
+        let session = answer
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .expect("a session id")
+            .to_string();
+        let _ = answer.bytes().await.expect("initialize answer");
+        let raw = RawSession {
+            http,
+            url,
+            session,
+            next_id: 1,
+        };
+        let initialized =
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let answer = raw.post(&initialized).await;
+        assert!(
+            answer.status().is_success(),
+            "initialized: {}",
+            answer.status()
+        );
+        raw
+    }
+
+    async fn post(&self, message: &serde_json::Value) -> reqwest::Response {
+        self.http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &self.session)
+            .header("mcp-protocol-version", PROTOCOL)
+            .json(message)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// The raw answer to one `tools/call`, every byte read.
+    async fn call(&mut self, name: &str, arguments: &serde_json::Value) -> axum::body::Bytes {
+        let id = self.next_id;
+        self.next_id += 1;
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}});
+        let answer = self.post(&call).await;
+        assert!(
+            answer.status().is_success(),
+            "tools/call: {}",
+            answer.status()
+        );
+        answer.bytes().await.expect("answer body")
+    }
+}
+
+/// The `CallToolResult` in a `tools/call` answer: an SSE stream or a plain JSON body.
+fn call_result(raw: &[u8]) -> serde_json::Value {
+    let text = std::str::from_utf8(raw).expect("UTF-8 answer");
+    let message = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim_start)
+        .find(|d| d.starts_with('{'))
+        .unwrap_or(text);
+    let mut v: serde_json::Value = serde_json::from_str(message).expect("a JSON-RPC answer");
+    v["result"].take()
+}
+
 #[tokio::main]
 async fn main() {
     let positions = env_num("BENCH_POSITIONS", 10_000);
@@ -149,75 +272,84 @@ async fn main() {
     fake.set_fixtures(fixtures);
     let key_str = account.account_id_key.clone();
 
-    let home = tempfile::tempdir().expect("home");
-    let profile = format!("bench-{}", std::process::id());
-    std::fs::write(
-        home.path().join("config.toml"),
-        format!(
-            "[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{}\"\n",
-            fake.base_url()
-        ),
-    )
-    .expect("config");
     let pair = fake.issue_access_token(CK);
-    let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
-    let store = KeyringStore::linux_keyutils().expect("keyutils");
     let mut creds = StoredCredentials::new(CK, Secret::new(CS));
     creds.authorize(
         Secret::new(pair.token.clone()),
         Secret::new(pair.secret.clone()),
         jiff::Timestamp::now(),
     );
-    store.save(&key, &creds).expect("store");
-
-    // Baseline: the runtime's signed client fetching and parsing the same page.
-    let http = EtradeHttp::new(
-        Endpoints {
-            api_base: fake.base_url().to_string(),
-            oauth_base: fake.base_url().to_string(),
-            authorize: fake.authorize_url().to_string(),
-        },
-        &ClientOptions {
-            rate_scale: 1000,
-            ..ClientOptions::default()
-        },
-    )
-    .expect("client");
+    let endpoints = |base: &str| Endpoints {
+        api_base: base.to_string(),
+        oauth_base: base.to_string(),
+        authorize: fake.authorize_url().to_string(),
+    };
+    let options = ClientOptions {
+        rate_scale: 1000,
+        ..ClientOptions::default()
+    };
     let request = runtime::etrade::EtradeRequest::read(runtime::etrade::Endpoint::Portfolio)
         .at("accountIdKey", key_str.clone())
         .with("count", i64::try_from(positions).expect("count"));
+    // The page exactly as the fake renders it, once; from here on it is served canned.
+    let rendered = EtradeHttp::new(endpoints(&fake.base_url()), &options)
+        .expect("client")
+        .api_answer(&session::signer(&creds), &request)
+        .await
+        .expect("the fake's page");
+    assert!(rendered.is_success(), "the fake refused the page");
+    let body = rendered.body;
+    let canned = serve_canned(body.clone()).await;
+
+    let home = tempfile::tempdir().expect("home");
+    let profile = format!("bench-{}", std::process::id());
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!("[profiles.{profile}]\nenvironment = \"sandbox\"\napi_base_url = \"{canned}\"\n"),
+    )
+    .expect("config");
+    let key = CredentialKey::new(Environment::Sandbox, profile.clone()).expect("key");
+    let store = KeyringStore::linux_keyutils().expect("keyutils");
+    store.save(&key, &creds).expect("store");
+
+    // Baseline: the runtime's signed client fetching the same page and parsing it.
+    let http = EtradeHttp::new(endpoints(&canned), &options).expect("client");
     let mut raw = Vec::new();
     let mut fetch_only = Vec::new();
-    let mut body = String::new();
     for _ in 0..calls {
         let t = Instant::now();
-        let page = http
-            .api(&session::signer(&creds), &request)
+        let answer = http
+            .api_answer(&session::signer(&creds), &request)
             .await
-            .expect("raw page");
+            .expect("raw answer");
+        assert!(answer.is_success(), "the canned server refused the page");
+        let page: serde_json::Value = serde_json::from_str(&answer.body).expect("the page parses");
         raw.push(t.elapsed());
-        assert!(page.is_some());
-        // Context for the profile: the fake's share of every figure (it renders the page
-        // anew for each request).
+        drop(page);
+        // Context: the transfer alone (the canned server's and the client's share).
         let t = Instant::now();
         let answer = http
             .api_answer(&session::signer(&creds), &request)
             .await
             .expect("raw answer");
         fetch_only.push(t.elapsed());
-        body = answer.body;
+        assert_eq!(answer.body.len(), body.len());
     }
     let python = cpython_parse_write_twice(home.path(), body.as_bytes(), calls);
     let redaction = redaction_cost(&body, &creds, calls);
 
     // Streamable HTTP: a 10,000-position result (structuredContent plus its identical text)
-    // is larger than the 16 MiB line limit of rmcp's stdio codec, so the bench raises the
-    // client's SSE event limit instead (see docs/performance.md).
+    // is larger than the 16 MiB line limit of rmcp's stdio codec (see docs/performance.md).
     // `option_env!`: a cross-target `cargo check` (.ci/check-targets) does not define it.
-    let Some(bin) = option_env!("CARGO_BIN_EXE_etrade") else {
-        panic!("CARGO_BIN_EXE_etrade is unset: run the bench with cargo bench");
+    // `BENCH_ETRADE_BIN` runs another build (an earlier one, to compare).
+    let bin = match std::env::var("BENCH_ETRADE_BIN") {
+        Ok(bin) => bin,
+        Err(_) => match option_env!("CARGO_BIN_EXE_etrade") {
+            Some(bin) => bin.to_string(),
+            None => panic!("CARGO_BIN_EXE_etrade is unset: run the bench with cargo bench"),
+        },
     };
-    let mut cmd = tokio::process::Command::new(bin);
+    let mut cmd = tokio::process::Command::new(&bin);
     cmd.args([
         "serve",
         "--profile",
@@ -246,45 +378,38 @@ async fn main() {
         }
     };
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url).max_sse_event_size(512 * 1024 * 1024),
-    );
-    let client = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("bench", "1"),
-    )
-    .with_protocol_version(ProtocolVersion::V_2025_11_25)
-    .serve(transport)
-    .await
-    .expect("initialize");
+    let mut client = RawSession::open(url).await;
     let idle_rss = rss_kib(pid, "VmRSS:").unwrap_or(0);
-    let mut args = serde_json::Map::new();
-    args.insert("account_id_key".into(), key_str.clone().into());
-    args.insert("count".into(), positions.into());
+    let args = serde_json::json!({"account_id_key": key_str, "count": positions});
     let mut e2e = Vec::new();
-    let mut bytes = 0;
+    let mut answer_bytes = 0;
+    let mut tree_mib = None;
     let server_cpu_before = cpu_time(pid);
-    for _ in 0..calls {
+    for call in 0..calls {
         let t = Instant::now();
-        let r = client
-            .call_tool(CallToolRequestParams::new("get_portfolio").with_arguments(args.clone()))
-            .await
-            .expect("get_portfolio");
+        let answer = client.call("get_portfolio", &args).await;
         e2e.push(t.elapsed());
-        assert_eq!(r.is_error, Some(false), "get_portfolio failed");
-        let data = r.structured_content.as_ref().expect("structured");
-        let n = data["data"]["accountPortfolio"][0]["position"]
-            .as_array()
-            .map(Vec::len)
-            .unwrap_or(0);
-        assert_eq!(n, positions, "the whole page came back");
-        bytes = data.to_string().len();
+        answer_bytes = answer.len();
+        if call == 0 {
+            let before = rss_kib(std::process::id(), "VmRSS:");
+            let r = call_result(&answer);
+            // Context for the server's peak: what one answer weighs as a `Value` (the
+            // structuredContent tree plus the text string), as rmcp holds it.
+            tree_mib = rss_kib(std::process::id(), "VmRSS:")
+                .zip(before)
+                .map(|(after, before)| after.saturating_sub(before) as f64 / 1024.0);
+            assert_eq!(r["isError"], false, "get_portfolio failed");
+            let n = r["structuredContent"]["data"]["accountPortfolio"][0]["position"]
+                .as_array()
+                .map(Vec::len)
+                .unwrap_or(0);
+            assert_eq!(n, positions, "the whole page came back");
+        }
     }
     let server_cpu = cpu_time(pid)
         .zip(server_cpu_before)
         .map(|(after, before)| after.saturating_sub(before) / calls as u32);
     let peak_rss = rss_kib(pid, "VmHWM:").unwrap_or(0);
-    let _ = client.cancel().await;
     let _ = child.kill().await;
     let _ = store.delete(&key);
 
@@ -295,7 +420,7 @@ async fn main() {
     );
     println!("| path | median per call ({calls} calls, {positions} positions) |");
     println!("|---|---|");
-    println!("| runtime signed fetch, body unparsed (the fake's share) | {fetch_m:?} |");
+    println!("| runtime signed fetch, body unparsed (the transfer's share) | {fetch_m:?} |");
     println!("| runtime signed fetch + JSON parse (baseline) | {raw_m:?} |");
     match &python {
         Ok(ms) => println!("| CPython json: parse the page once, write it twice | {ms:.1} ms |"),
@@ -317,14 +442,18 @@ async fn main() {
         redaction.pre_check
     );
     println!(
-        "page from the fake: {:.1} MiB; etrade serve CPU per call (mean, user + system): {}",
+        "page from E*TRADE: {:.1} MiB; etrade serve CPU per call (mean, user + system): {}",
         body.len() as f64 / 1_048_576.0,
         server_cpu.map_or("unknown".into(), |d| format!("{d:?}"))
     );
     println!(
-        "ratio end-to-end/baseline: {:.2}; structuredContent {:.1} MiB; server RSS idle {:.1} MiB, peak {:.1} MiB",
+        "one answer as a Value (structuredContent tree + text, RSS growth of this process): {}",
+        tree_mib.map_or("unknown".into(), |m| format!("{m:.1} MiB"))
+    );
+    println!(
+        "ratio end-to-end/baseline: {:.2}; answer on the wire {:.1} MiB; server RSS idle {:.1} MiB, peak {:.1} MiB",
         e2e_m.as_secs_f64() / raw_m.as_secs_f64(),
-        bytes as f64 / 1_048_576.0,
+        answer_bytes as f64 / 1_048_576.0,
         idle_rss as f64 / 1024.0,
         peak_rss as f64 / 1024.0
     );

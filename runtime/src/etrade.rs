@@ -3,6 +3,7 @@
 //! the session that manages the token lifecycle around every call.
 
 pub mod answers;
+mod body;
 pub mod broker_message;
 mod client;
 pub mod endpoints;
@@ -14,6 +15,7 @@ pub mod request;
 pub mod session;
 mod wire;
 
+pub use body::BrokerBody;
 pub use client::{Answer, ClientOptions, EtradeHttp, TokenPair, parse_http_date};
 pub use failure::{BrokerError, BrokerFailure, Operation};
 pub use limiter::{Module, Pacer};

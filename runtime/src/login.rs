@@ -9,7 +9,7 @@ use crate::credentials::{
 };
 use crate::etrade::broker_message::KnownSecrets;
 use crate::etrade::oauth::Signer;
-use crate::etrade::{Endpoint, EtradeHttp, EtradeRequest, session};
+use crate::etrade::{BrokerBody, Endpoint, EtradeHttp, EtradeRequest, session};
 use std::sync::Arc;
 
 pub struct AuthContext {
@@ -127,7 +127,11 @@ impl AuthContext {
                 &EtradeRequest::read(Endpoint::AccountList),
             )
             .await
-            .map(|_| ())
+            // An unreadable body fails the check, as it fails every read.
+            .and_then(|body| match body.map(BrokerBody::into_value) {
+                Some(Err(_)) => Err(BrokerFailure::Malformed),
+                _ => Ok(()),
+            })
             .map_err(|f| AuthError::Broker(to_tool_error(&f, Operation::Read, &secrets)))?;
         self.touch(jiff::Timestamp::now()).await
     }

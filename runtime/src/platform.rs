@@ -10,6 +10,13 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+/// The process's allocator where the C library's is the slow one (see `runtime/Cargo.toml`).
+/// Declared here, in the runtime every binary links, so the benches' baselines and the
+/// tests run on the same allocator as `etrade` itself.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The operating-system family, as far as this program cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Os {

@@ -2,10 +2,10 @@
 //! name as its `answer`. The code generator reads the `impl BrokerAnswer for NAME` lines of
 //! this file to check those names, so every implementation lives here.
 
+use super::body::BrokerBody;
 use super::failure::BrokerError;
 use super::request::{EtradeRequest, Param};
 use serde::Serialize;
-use serde_json::Value;
 
 pub use super::models::accounts::AccountList;
 pub use super::models::alerts::{AlertDetails, AlertList};
@@ -19,8 +19,10 @@ pub use super::models::transactions::{TransactionDetails, TransactionPage};
 
 /// A client model that reads E*TRADE's answer (`None`: the empty answer) to `request`.
 pub trait BrokerAnswer: Serialize + Sized {
-    fn from_answer(body: Option<Value>, request: &EtradeRequest)
-    -> Result<Self, serde_json::Error>;
+    fn from_answer(
+        body: Option<BrokerBody>,
+        request: &EtradeRequest,
+    ) -> Result<Self, serde_json::Error>;
 
     /// An error answer that means an empty result rather than a failure.
     fn from_refusal(_error: &BrokerError) -> Option<Self> {
@@ -29,46 +31,46 @@ pub trait BrokerAnswer: Serialize + Sized {
 }
 
 impl BrokerAnswer for AccountList {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         AccountList::from_wire(body)
     }
 }
 
 impl BrokerAnswer for Balance {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         Balance::from_wire(body)
     }
 }
 
 impl BrokerAnswer for PortfolioPage {
     /// The page says which page it is: the one asked for, else the first.
-    fn from_answer(body: Option<Value>, r: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, r: &EtradeRequest) -> Result<Self, serde_json::Error> {
         let page = r.query_param("pageNumber").and_then(Param::as_int);
         PortfolioPage::from_wire(body, page.unwrap_or(1))
     }
 }
 
 impl BrokerAnswer for PositionLots {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         PositionLots::from_wire(body)
     }
 }
 
 impl BrokerAnswer for TransactionPage {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         TransactionPage::from_wire(body)
     }
 }
 
 impl BrokerAnswer for TransactionDetails {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         TransactionDetails::from_wire(body)
     }
 }
 
 impl BrokerAnswer for QuoteList {
     /// Symbols that got no quote are named beside the quotes.
-    fn from_answer(body: Option<Value>, r: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, r: &EtradeRequest) -> Result<Self, serde_json::Error> {
         let requested = r
             .path_param("symbols")
             .and_then(Param::as_list)
@@ -78,31 +80,31 @@ impl BrokerAnswer for QuoteList {
 }
 
 impl BrokerAnswer for LookupList {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         LookupList::from_wire(body)
     }
 }
 
 impl BrokerAnswer for OptionChain {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         OptionChain::from_wire(body)
     }
 }
 
 impl BrokerAnswer for ExpirationDates {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         ExpirationDates::from_wire(body)
     }
 }
 
 impl BrokerAnswer for OrderList {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         OrderList::from_wire(body)
     }
 }
 
 impl BrokerAnswer for AlertList {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         AlertList::from_wire(body)
     }
 
@@ -114,7 +116,7 @@ impl BrokerAnswer for AlertList {
 }
 
 impl BrokerAnswer for AlertDetails {
-    fn from_answer(body: Option<Value>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
+    fn from_answer(body: Option<BrokerBody>, _: &EtradeRequest) -> Result<Self, serde_json::Error> {
         AlertDetails::from_wire(body)
     }
 }

@@ -2,14 +2,14 @@
 //! never retried here: whether a retry is safe is the caller's decision (never for
 //! mutations). Every failure is classified as a [`BrokerFailure`].
 
-use super::failure::{BrokerErrorBody, BrokerFailure, TransportFailure};
+use super::body::BrokerBody;
+use super::failure::{BrokerErrorBody, BrokerFailure, Operation, TransportFailure};
 use super::limiter::{Module, Pacer};
 use super::wire;
 use crate::etrade::endpoints::Endpoints;
 use crate::etrade::oauth::{self, Extra, Signer};
 use crate::etrade::request::{Endpoint, EtradeRequest};
 use reqwest::Method;
-use serde_json::Value;
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
@@ -126,17 +126,27 @@ impl EtradeHttp {
     /// by [`REDACTED`](super::broker_message::REDACTED) before anything reads it: E*TRADE's text can echo request material
     /// (the `Authorization` header, a signature base string), and this is the one place
     /// every success body of every read and mutation passes through.
+    ///
+    /// A read's body that cannot reveal a known secret stays text, for its model to read
+    /// directly (unreadable JSON is then the model's [`InvalidBrokerResponse`]); a mutation's
+    /// is parsed here, so that an unreadable answer to an order is
+    /// [`BrokerFailure::Malformed`] before anything else looks at it.
+    ///
+    /// [`InvalidBrokerResponse`]: crate::contract::errors::ErrorCode::InvalidBrokerResponse
     pub async fn api(
         &self,
         signer: &Signer<'_>,
         request: &EtradeRequest,
-    ) -> Result<Option<Value>, BrokerFailure> {
+    ) -> Result<Option<BrokerBody>, BrokerFailure> {
         let body = self.api_answer(signer, request).await?.into_body()?;
         if body.trim().is_empty() {
             return Ok(None);
         }
-        let (value, redacted) = signer
-            .known_secrets()
+        let secrets = signer.known_secrets();
+        if request.operation == Operation::Read && !secrets.may_reveal(&body) {
+            return Ok(Some(BrokerBody::Text(body)));
+        }
+        let (value, redacted) = secrets
             .parse_redacted(&body)
             .map_err(|_| BrokerFailure::Malformed)?;
         if redacted > 0 {
@@ -145,7 +155,7 @@ impl EtradeHttp {
                 "E*TRADE's answer echoed credentials; those strings were redacted"
             );
         }
-        Ok(Some(value))
+        Ok(Some(BrokerBody::Tree(value)))
     }
 
     /// [`EtradeHttp::api`], but the whole answer whatever its status (an `Err` only when

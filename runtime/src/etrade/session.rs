@@ -4,6 +4,7 @@
 //! use, and reports every failure as a [`BrokerError`] carrying the secrets its text must
 //! be checked against.
 
+use super::body::BrokerBody;
 use super::broker_message::KnownSecrets;
 use super::client::EtradeHttp;
 use super::failure::{BrokerError, BrokerFailure, OauthProblem, Operation};
@@ -49,6 +50,17 @@ impl EtradeSession {
 
     /// Send one request with the stored token; see the module doc for the lifecycle.
     pub async fn call(&self, request: &EtradeRequest) -> Result<Option<Value>, BrokerError> {
+        let Some(body) = self.read(request).await? else {
+            return Ok(None);
+        };
+        body.into_value()
+            .map(Some)
+            .map_err(|_| BrokerError::new(BrokerFailure::Malformed, request.operation))
+    }
+
+    /// [`EtradeSession::call`], with a read's body left as E*TRADE's text for a model to
+    /// read directly.
+    pub async fn read(&self, request: &EtradeRequest) -> Result<Option<BrokerBody>, BrokerError> {
         let creds = self.load().await?;
         let secrets = known_secrets(&creds);
         let map = |f: BrokerFailure| BrokerError::new(f, request.operation).with_secrets(&secrets);
@@ -105,7 +117,7 @@ impl EtradeSession {
         &self,
         creds: &StoredCredentials,
         request: &EtradeRequest,
-    ) -> Result<Option<Value>, BrokerFailure> {
+    ) -> Result<Option<BrokerBody>, BrokerFailure> {
         self.http.api(&signer(creds), request).await
     }
 

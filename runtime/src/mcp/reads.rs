@@ -8,7 +8,7 @@ use crate::etrade::answers::BrokerAnswer;
 use crate::mcp::dispatch::ToolResult;
 
 pub async fn read<A: BrokerAnswer>(broker: &dyn Broker, request: &EtradeRequest) -> ToolResult {
-    let answer = match broker.call(request).await {
+    let answer = match broker.read(request).await {
         Ok(body) => A::from_answer(body, request)
             .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))?,
         Err(e) => A::from_refusal(&e).ok_or(e)?,

@@ -48,7 +48,7 @@ pub async fn fetch<A: BrokerAnswer>(
     broker: &dyn Broker,
     request: &EtradeRequest,
 ) -> Result<Result<A, ToolError>, ToolError> {
-    match broker.call(request).await {
+    match broker.read(request).await {
         Ok(body) => Ok(A::from_answer(body, request)
             .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))),
         Err(e) => match A::from_refusal(&e) {

@@ -1,6 +1,7 @@
 //! `GET /v1/accounts/list` → `AccountListResponse.Accounts.Account[]`.
 
 pub use super::generated::Account;
+use crate::etrade::BrokerBody;
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Serialize};
 
@@ -34,11 +35,13 @@ pub struct AccountList {
 
 impl AccountList {
     /// `None` is E*TRADE's empty answer (204).
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<AccountList, serde_json::Error> {
+    pub fn from_wire(
+        body: Option<impl Into<BrokerBody>>,
+    ) -> Result<AccountList, serde_json::Error> {
         let accounts = match body {
             None => Vec::new(),
             Some(v) => {
-                let r: AccountListResponse = serde_json::from_value(v)?;
+                let r: AccountListResponse = v.into().read()?;
                 r.response.accounts.account
             }
         };
@@ -83,7 +86,7 @@ mod tests {
             1
         );
         assert!(
-            AccountList::from_wire(None)
+            AccountList::from_wire(None::<serde_json::Value>)
                 .expect("204")
                 .accounts
                 .is_empty()

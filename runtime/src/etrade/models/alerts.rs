@@ -3,6 +3,7 @@
 //! HTTP 404 with code 53; the handler turns that into an empty list.
 
 pub use super::generated::{Alert, AlertDetails, AlertList};
+use crate::etrade::BrokerBody;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -21,10 +22,10 @@ impl AlertList {
     }
 
     /// `None` (an empty body) is an empty inbox too.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<AlertList, serde_json::Error> {
+    pub fn from_wire(body: Option<impl Into<BrokerBody>>) -> Result<AlertList, serde_json::Error> {
         match body {
             None => Ok(AlertList::empty()),
-            Some(v) => Ok(serde_json::from_value::<AlertsResponse>(v)?.response),
+            Some(v) => Ok(v.into().read::<AlertsResponse>()?.response),
         }
     }
 }
@@ -36,9 +37,11 @@ pub struct AlertDetailsResponse {
 }
 
 impl AlertDetails {
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<AlertDetails, serde_json::Error> {
+    pub fn from_wire(
+        body: Option<impl Into<BrokerBody>>,
+    ) -> Result<AlertDetails, serde_json::Error> {
         let v = body.ok_or_else(|| serde::de::Error::custom("empty alert details"))?;
-        Ok(serde_json::from_value::<AlertDetailsResponse>(v)?.response)
+        Ok(v.into().read::<AlertDetailsResponse>()?.response)
     }
 }
 #[cfg(test)]
@@ -69,7 +72,12 @@ mod tests {
             AlertList::from_wire(Some(one)).expect("one").alerts.len(),
             1
         );
-        assert!(AlertList::from_wire(None).expect("none").alerts.is_empty());
+        assert!(
+            AlertList::from_wire(None::<serde_json::Value>)
+                .expect("none")
+                .alerts
+                .is_empty()
+        );
 
         let d = json!({"AlertDetailsResponse": {"id": 1108, "createTime": 1700000000,
             "subject": "AAPL rose above $175", "msgText": "AAPL last trade 175.02", "readTime": 0,
@@ -79,6 +87,6 @@ mod tests {
         assert_eq!(d.read_time, None);
         assert_eq!(d.symbol.as_deref(), Some("AAPL"));
         assert_eq!(d.prev, None);
-        assert!(AlertDetails::from_wire(None).is_err());
+        assert!(AlertDetails::from_wire(None::<serde_json::Value>).is_err());
     }
 }

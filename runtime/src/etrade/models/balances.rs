@@ -1,6 +1,7 @@
 //! `GET /v1/accounts/{k}/balance` → `BalanceResponse`.
 
 pub use super::generated::{Balance, BalanceCash, BalanceComputed, BalanceLending, BalanceMargin};
+use crate::etrade::BrokerBody;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -11,9 +12,9 @@ struct BalanceResponse {
 
 impl Balance {
     /// A balance always has a body; an empty answer does not fit the model.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<Balance, serde_json::Error> {
+    pub fn from_wire(body: Option<impl Into<BrokerBody>>) -> Result<Balance, serde_json::Error> {
         let v = body.ok_or_else(|| serde::de::Error::custom("empty balance answer"))?;
-        let r: BalanceResponse = serde_json::from_value(v)?;
+        let r: BalanceResponse = v.into().read()?;
         Ok(r.response)
     }
 }
@@ -65,7 +66,7 @@ mod tests {
             Some("-12.5".into())
         );
         assert_eq!(lending.payment_due_date, None);
-        assert!(Balance::from_wire(None).is_err());
+        assert!(Balance::from_wire(None::<serde_json::Value>).is_err());
         let bad = json!({"BalanceResponse":{"Computed":{"cashBalance":"lots"}}});
         assert!(Balance::from_wire(Some(bad)).is_err());
         assert!(Balance::from_wire(Some(json!({"Other":{}}))).is_err());

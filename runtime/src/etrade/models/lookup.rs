@@ -1,6 +1,7 @@
 //! `GET /v1/market/lookup/{search}` → `LookupResponse.Data[]`.
 
 pub use super::generated::LookupProduct;
+use crate::etrade::BrokerBody;
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Serialize};
 
@@ -24,10 +25,10 @@ pub struct LookupList {
 
 impl LookupList {
     /// `None` (an empty body) means no matches.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<LookupList, serde_json::Error> {
+    pub fn from_wire(body: Option<impl Into<BrokerBody>>) -> Result<LookupList, serde_json::Error> {
         let products = match body {
             None => Vec::new(),
-            Some(v) => serde_json::from_value::<LookupResponse>(v)?.response.data,
+            Some(v) => v.into().read::<LookupResponse>()?.response.data,
         };
         Ok(LookupList { products })
     }

@@ -5,6 +5,7 @@
 pub use super::generated::{
     ExpirationDate, OptionChain, OptionContract, OptionPair, SelectedExpiry,
 };
+use crate::etrade::BrokerBody;
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Serialize};
 
@@ -16,10 +17,12 @@ pub struct OptionChainResponse {
 
 impl OptionChain {
     /// `None` (an empty body) means an empty chain.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<OptionChain, serde_json::Error> {
+    pub fn from_wire(
+        body: Option<impl Into<BrokerBody>>,
+    ) -> Result<OptionChain, serde_json::Error> {
         match body {
             None => Ok(OptionChain::default()),
-            Some(v) => Ok(serde_json::from_value::<OptionChainResponse>(v)?.response),
+            Some(v) => Ok(v.into().read::<OptionChainResponse>()?.response),
         }
     }
 }
@@ -51,12 +54,13 @@ pub struct ExpirationDates {
 impl ExpirationDates {
     /// `None` (an empty body) means no expiries.
     pub fn from_wire(
-        body: Option<serde_json::Value>,
+        body: Option<impl Into<BrokerBody>>,
     ) -> Result<ExpirationDates, serde_json::Error> {
         let expiration_dates = match body {
             None => Vec::new(),
             Some(v) => {
-                serde_json::from_value::<OptionExpireDateResponse>(v)?
+                v.into()
+                    .read::<OptionExpireDateResponse>()?
                     .response
                     .expiration_date
             }
@@ -112,7 +116,7 @@ mod tests {
         let out = serde_json::to_value(&e).expect("serializes");
         assert_eq!(out["expirationDates"][0]["expiryType"], "MONTHLY");
         assert!(
-            ExpirationDates::from_wire(None)
+            ExpirationDates::from_wire(None::<serde_json::Value>)
                 .expect("none")
                 .expiration_dates
                 .is_empty()

@@ -3,6 +3,7 @@
 //! more pages exist). An empty answer (204) is an empty page.
 
 pub use super::generated::{Order, OrderDetail, OrderEvent, OrderInstrument, OrderList};
+use crate::etrade::BrokerBody;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -13,11 +14,11 @@ pub struct OrdersResponse {
 
 impl OrderList {
     /// `None` is E*TRADE's empty answer (204): no orders, no further page.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<OrderList, serde_json::Error> {
+    pub fn from_wire(body: Option<impl Into<BrokerBody>>) -> Result<OrderList, serde_json::Error> {
         match body {
             None => Ok(OrderList::default()),
             Some(v) => {
-                let mut page = serde_json::from_value::<OrdersResponse>(v)?.response;
+                let mut page = v.into().read::<OrdersResponse>()?.response;
                 if page.marker.as_deref().is_some_and(|m| m.trim().is_empty()) {
                     page.marker = None;
                 }
@@ -82,7 +83,7 @@ mod tests {
             page.orders[0].order_detail[0].messages[0].code.as_deref(),
             Some("1026")
         );
-        let none = OrderList::from_wire(None).expect("204");
+        let none = OrderList::from_wire(None::<serde_json::Value>).expect("204");
         assert!(none.orders.is_empty() && none.marker.is_none());
         assert!(
             OrderList::from_wire(Some(

@@ -3,6 +3,7 @@
 
 pub use super::generated::{AccountPortfolio, PortfolioTotals, Position, PositionLot, Product};
 use super::scalars::int_opt;
+use crate::etrade::BrokerBody;
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Serialize};
 
@@ -37,13 +38,13 @@ pub struct PortfolioPage {
 impl PortfolioPage {
     /// `None` is E*TRADE's empty answer (204: no positions, or past the last page).
     pub fn from_wire(
-        body: Option<serde_json::Value>,
+        body: Option<impl Into<BrokerBody>>,
         page_number: i64,
     ) -> Result<PortfolioPage, serde_json::Error> {
         let (totals, account_portfolio) = match body {
             None => (None, Vec::new()),
             Some(v) => {
-                let r: PortfolioResponse = serde_json::from_value(v)?;
+                let r: PortfolioResponse = v.into().read()?;
                 (r.response.totals, r.response.account_portfolio)
             }
         };
@@ -84,14 +85,16 @@ pub struct PositionLots {
 
 impl PositionLots {
     /// `None` (204) → no lots.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<PositionLots, serde_json::Error> {
+    pub fn from_wire(
+        body: Option<impl Into<BrokerBody>>,
+    ) -> Result<PositionLots, serde_json::Error> {
         let Some(v) = body else {
             return Ok(PositionLots {
                 position_lot: Vec::new(),
                 short_type: None,
             });
         };
-        let r: PositionLotsResponse = serde_json::from_value(v)?;
+        let r: PositionLotsResponse = v.into().read()?;
         Ok(PositionLots {
             position_lot: r.response.position_lot,
             short_type: r.response.short_type,
@@ -169,7 +172,7 @@ mod tests {
             Some("12.5".into())
         );
         assert!(
-            PortfolioPage::from_wire(None, 4)
+            PortfolioPage::from_wire(None::<serde_json::Value>, 4)
                 .expect("204")
                 .account_portfolio
                 .is_empty()
@@ -188,7 +191,7 @@ mod tests {
         assert_eq!(out["positionLot"][0]["commPerShare"], "0.0063");
         assert_eq!(out["positionLot"][0]["positionLotId"], 1000234567801u64);
         assert!(
-            PositionLots::from_wire(None)
+            PositionLots::from_wire(None::<serde_json::Value>)
                 .expect("204")
                 .position_lot
                 .is_empty()

@@ -6,6 +6,7 @@ pub use super::generated::{
     QuoteFundamental, QuoteIntraday, QuoteMutualFund, QuoteOption, QuoteWeek52,
 };
 use super::read::{messages, one_or_many};
+use crate::etrade::BrokerBody;
 use serde::{Deserialize, Deserializer, Serialize};
 
 #[derive(Debug, Deserialize)]
@@ -57,7 +58,7 @@ pub struct QuoteList {
 
 impl QuoteList {
     /// `None` (an empty body) means no quotes.
-    pub fn from_wire(body: Option<serde_json::Value>) -> Result<QuoteList, serde_json::Error> {
+    pub fn from_wire(body: Option<impl Into<BrokerBody>>) -> Result<QuoteList, serde_json::Error> {
         let Some(v) = body else {
             return Ok(QuoteList {
                 quotes: Vec::new(),
@@ -65,7 +66,7 @@ impl QuoteList {
                 unquoted_symbols: Vec::new(),
             });
         };
-        let r: QuoteResponse = serde_json::from_value(v)?;
+        let r: QuoteResponse = v.into().read()?;
         let QuoteBody {
             quote_data,
             messages,
@@ -158,7 +159,12 @@ mod tests {
         let g = o.option_greeks.as_ref().expect("greeks");
         assert_eq!(g.delta.map(|d| d.to_string()).as_deref(), Some("0.5123"));
         assert_eq!(list.messages[0].code.as_deref(), Some("1002"));
-        assert!(QuoteList::from_wire(None).expect("empty").quotes.is_empty());
+        assert!(
+            QuoteList::from_wire(None::<serde_json::Value>)
+                .expect("empty")
+                .quotes
+                .is_empty()
+        );
         assert!(
             serde_json::from_value::<QuoteResponse>(
                 json!({"QuoteResponse": {"QuoteData": [{"All": {"ask": "x"}}]}})

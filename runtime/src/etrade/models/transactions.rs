@@ -6,6 +6,7 @@
 
 pub use super::generated::{Transaction, TransactionBrokerage, TransactionDetails};
 use super::scalars::{bool_opt, int_opt, string_opt};
+use crate::etrade::BrokerBody;
 use crate::etrade::one_or_many;
 use serde::{Deserialize, Serialize};
 
@@ -55,11 +56,11 @@ pub struct TransactionPage {
 impl TransactionPage {
     /// `None` (204, or an empty body) → an empty page without a cursor.
     pub fn from_wire(
-        body: Option<serde_json::Value>,
+        body: Option<impl Into<BrokerBody>>,
     ) -> Result<TransactionPage, serde_json::Error> {
         let b = match body {
             None => TransactionListBody::default(),
-            Some(v) => serde_json::from_value::<TransactionListResponse>(v)?.response,
+            Some(v) => v.into().read::<TransactionListResponse>()?.response,
         };
         Ok(TransactionPage {
             transaction: b.transaction,
@@ -82,10 +83,10 @@ struct TransactionDetailsResponse {
 impl TransactionDetails {
     /// Details always have a body; an empty answer does not fit the model.
     pub fn from_wire(
-        body: Option<serde_json::Value>,
+        body: Option<impl Into<BrokerBody>>,
     ) -> Result<TransactionDetails, serde_json::Error> {
         let v = body.ok_or_else(|| serde::de::Error::custom("empty details answer"))?;
-        Ok(serde_json::from_value::<TransactionDetailsResponse>(v)?.response)
+        Ok(v.into().read::<TransactionDetailsResponse>()?.response)
     }
 }
 #[cfg(test)]
@@ -132,7 +133,7 @@ mod tests {
 
     #[test]
     fn empty_answers_and_details() {
-        let empty = TransactionPage::from_wire(None).expect("204");
+        let empty = TransactionPage::from_wire(None::<serde_json::Value>).expect("204");
         assert!(empty.transaction.is_empty() && empty.marker.is_none());
         let wire = json!({"TransactionDetailsResponse":{"transactionId":"20062200761797",
             "accountId":"45249801","transactionDate":1583259006000u64,"postDate":1583280000000u64,
@@ -146,7 +147,7 @@ mod tests {
         assert_eq!(out["brokerage"]["product"]["symbol"], "MITO");
         assert_eq!(out["category"]["categoryId"], "0");
         assert_eq!(out["postDate"], "2020-03-04T00:00:00Z");
-        assert!(TransactionDetails::from_wire(None).is_err());
+        assert!(TransactionDetails::from_wire(None::<serde_json::Value>).is_err());
         let bad = json!({"TransactionListResponse":{"Transaction":[{"amount":1}]}});
         assert!(TransactionPage::from_wire(Some(bad)).is_err());
     }
