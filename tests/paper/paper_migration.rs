@@ -1,0 +1,163 @@
+//! The paper book opens files written by the previous format: the committed fixture
+//! `tests/fixtures/stores/paper-v1.redb` (written by [`write_paper_fixture`] with the code of
+//! that format) answers exactly as that code answered (`paper-v1.expected.json`), is
+//! migrated once, and takes new orders afterwards.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jiff::{SignedDuration, Timestamp};
+use runtime::etrade::{Endpoint, EtradeRequest, Param};
+use runtime::paper::book::{Clock, PaperBook, PaperConfig};
+use runtime::paper::market::SimulatedMarket;
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stores")
+}
+
+/// A fixed instant inside a regular session (a Tuesday, 10:00 New York), so market orders
+/// fill at once and every answer is the same at each run.
+fn clock() -> Clock {
+    let session: Timestamp = "2026-11-17T15:00:00Z".parse().expect("instant");
+    Arc::new(move || session)
+}
+
+/// Commissions and a sale fee, so the ledger holds every kind of entry.
+fn config() -> PaperConfig {
+    PaperConfig {
+        commission_per_trade: Decimal::new(495, 2),
+        fee_per_sale_rate: Decimal::new(278, 7),
+        ..PaperConfig::default()
+    }
+}
+
+fn open(path: &Path) -> PaperBook {
+    PaperBook::open_with_clock(path, config(), Arc::new(SimulatedMarket::new(7)), clock())
+        .expect("book")
+}
+
+fn keys(book: &PaperBook) -> Vec<String> {
+    let list = book.accounts_list().expect("accounts");
+    list["AccountListResponse"]["Accounts"]["Account"]
+        .as_array()
+        .expect("accounts")
+        .iter()
+        .map(|a| a["accountIdKey"].as_str().expect("key").to_string())
+        .collect()
+}
+
+fn query(endpoint: Endpoint, params: &[(&'static str, Param)]) -> EtradeRequest {
+    params
+        .iter()
+        .fold(EtradeRequest::read(endpoint), |r, (k, v)| {
+            r.with(k, v.clone())
+        })
+}
+
+/// Every answer the book gives about its accounts, as JSON.
+fn dump(book: &PaperBook) -> Value {
+    let mut accounts = serde_json::Map::new();
+    for key in keys(book) {
+        let portfolio = book
+            .portfolio(
+                &key,
+                &query(
+                    Endpoint::Portfolio,
+                    &[
+                        ("lotsRequired", Param::Bool(true)),
+                        ("totalsRequired", Param::Bool(true)),
+                    ],
+                ),
+            )
+            .expect("portfolio");
+        let orders = book
+            .orders(&key, &query(Endpoint::Orders, &[("count", Param::Int(100))]))
+            .expect("orders");
+        let transactions = book
+            .transactions(
+                &key,
+                &query(Endpoint::Transactions, &[("count", Param::Int(50))]),
+            )
+            .expect("transactions");
+        accounts.insert(
+            key.clone(),
+            json!({
+                "balance": book.balance(&key).expect("balance"),
+                "portfolio": portfolio,
+                "orders": orders,
+                "transactions": transactions,
+            }),
+        );
+    }
+    json!({
+        "accounts_list": book.accounts_list().expect("accounts"),
+        "now": book.try_now().expect("now").to_string(),
+        "accounts": accounts,
+    })
+}
+
+fn order(symbol: &str, action: &str, quantity: u32, limit: Option<&str>, n: u32) -> Value {
+    let mut detail = json!({"allOrNone": false, "priceType": "MARKET", "orderTerm": "GOOD_FOR_DAY",
+        "marketSession": "REGULAR", "Instrument": [{"Product": {"securityType": "EQ", "symbol": symbol},
+        "orderAction": action, "quantityType": "QUANTITY", "quantity": quantity}]});
+    if let Some(limit) = limit {
+        detail["priceType"] = json!("LIMIT");
+        detail["limitPrice"] = json!(limit);
+    }
+    json!({"orderType": "EQ", "clientOrderId": format!("fixture{n}"), "Order": [detail]})
+}
+
+/// Previews and places one order; returns its order id.
+fn place(book: &PaperBook, key: &str, members: Value) -> i64 {
+    let preview = book
+        .preview(key, &json!({"PreviewOrderRequest": members.clone()}), None)
+        .expect("preview");
+    let id = preview["PreviewOrderResponse"]["PreviewIds"][0]["previewId"].clone();
+    let mut placed = members;
+    placed["PreviewIds"] = json!([{"previewId": id}]);
+    let answer = book
+        .place(key, &json!({"PlaceOrderRequest": placed}), None)
+        .expect("place");
+    answer["PlaceOrderResponse"]["OrderIds"][0]["orderId"]
+        .as_i64()
+        .expect("order id")
+}
+
+/// Writes the fixture with the code of today's format. Run by hand, and only when making
+/// a fixture for a format that is about to change:
+/// `cargo nextest run --test paper --run-ignored only write_paper_fixture`.
+#[test]
+#[ignore = "writes the committed fixture; run by hand before a format change"]
+fn write_paper_fixture() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("paper-fixture.redb");
+    let book = open(&path);
+    let keys = keys(&book);
+    let (margin, ira) = (&keys[0], &keys[1]);
+    place(&book, margin, order("AAPL", "BUY", 10, None, 1));
+    place(&book, margin, order("MSFT", "BUY", 5, None, 2));
+    place(&book, margin, order("AAPL", "SELL", 3, None, 3));
+    place(&book, margin, order("IBM", "BUY", 4, Some("1.00"), 4));
+    let cancelled = place(&book, margin, order("IBM", "BUY", 2, Some("2.00"), 5));
+    book.cancel(margin, &json!({"CancelOrderRequest": {"orderId": cancelled}}))
+        .expect("cancel");
+    place(&book, ira, order("IBM", "BUY", 7, None, 6));
+    // A preview never placed, and simulated time ahead of real time.
+    book.preview(
+        ira,
+        &json!({"PreviewOrderRequest": order("MSFT", "BUY", 1, None, 7)}),
+        None,
+    )
+    .expect("preview");
+    book.advance(SignedDuration::from_mins(5)).expect("advance");
+
+    let expected = dump(&book);
+    drop(book);
+    let out = fixtures();
+    std::fs::create_dir_all(&out).expect("fixture dir");
+    std::fs::copy(&path, out.join("paper-v1.redb")).expect("copy");
+    let text = serde_json::to_string_pretty(&expected).expect("json");
+    std::fs::write(out.join("paper-v1.expected.json"), text + "\n").expect("expected");
+}
