@@ -175,7 +175,20 @@ fn write_trading_fixture() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("trading.redb");
     let store = TradingStore::open(&path).expect("store");
+    fill(&store);
+    let expected = dump(&store);
+    drop(store);
+    let out = fixtures();
+    std::fs::create_dir_all(&out).expect("fixture dir");
+    std::fs::copy(&path, out.join("trading-v1.redb")).expect("copy");
+    let text = serde_json::to_string_pretty(&expected).expect("json");
+    std::fs::write(out.join("trading-v1.expected.json"), text + "\n").expect("expected");
+}
 
+/// The fixture's content: previews (open, used, approved, rejected, another profile's),
+/// journal entries with every kind of outcome, a reconciliation and an approval, usage on
+/// two days, the PIN and a wrong guess.
+fn fill(store: &TradingStore) {
     // 1: a preview's journal entry, approved later.
     let preview_entry = store
         .append_intent(&intent(MutationKind::PreviewOrder, "sandbox", "default", 1))
@@ -221,7 +234,7 @@ fn write_trading_fixture() {
         .expect("wrong pin");
 
     // 2: a placement claimed yesterday (usage on another day), 3: today, succeeded.
-    let yesterday = claim(&store, "pv-claimed", "default", date(2026, 11, 16), 30);
+    let yesterday = claim(store, "pv-claimed", "default", date(2026, 11, 16), 30);
     store
         .record_outcome(
             yesterday,
@@ -232,7 +245,7 @@ fn write_trading_fixture() {
             },
         )
         .expect("outcome");
-    let today = claim(&store, "pv-approved", "default", DAY, 40);
+    let today = claim(store, "pv-approved", "default", DAY, 40);
     store
         .record_outcome(
             today,
@@ -244,7 +257,7 @@ fn write_trading_fixture() {
         )
         .expect("outcome");
     // 4: another profile's claim.
-    claim(&store, "pv-other-profile", "other", DAY, 50);
+    claim(store, "pv-other-profile", "other", DAY, 50);
     // 5: uncertain and reconciled; 6: uncertain; 7: failed; 8: pending; 9-10 production.
     let reconciled = store
         .append_intent(&intent(MutationKind::CancelOrder, "sandbox", "default", 60))
@@ -309,12 +322,169 @@ fn write_trading_fixture() {
             ))
             .expect("production");
     }
+}
 
-    let expected = dump(&store);
+fn expected() -> Value {
+    let text = std::fs::read_to_string(fixtures().join("trading-v1.expected.json"))
+        .expect("expected answers");
+    serde_json::from_str(&text).expect("expected json")
+}
+
+/// The first-format fixture, copied where a test may change it.
+fn v1_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("trading.redb");
+    std::fs::copy(fixtures().join("trading-v1.redb"), &path).expect("copy fixture");
+    (dir, path)
+}
+
+/// The file's table names, read once the store let go of it.
+fn tables(path: &Path) -> Vec<String> {
+    use redb::{ReadableDatabase, TableHandle};
+    let db = open_released(path);
+    let txn = db.begin_read().expect("read");
+    let mut names: Vec<String> = txn
+        .list_tables()
+        .expect("tables")
+        .map(|t| t.name().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Opens the file directly once the store's lease closed it (its closer runs after the
+/// idle window; dropping the store closes it at once).
+fn open_released(path: &Path) -> redb::Database {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match redb::Database::open(path) {
+            Ok(db) => return db,
+            Err(redb::DatabaseError::DatabaseAlreadyOpen)
+                if std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(err) => panic!("the file could not be opened: {err}"),
+        }
+    }
+}
+
+#[test]
+fn a_first_format_file_reads_back_exactly() {
+    let (_dir, path) = v1_copy();
+    assert!(tables(&path).contains(&"journal".to_string()));
+    let store = TradingStore::open(&path).expect("store");
+    assert_eq!(dump(&store), expected());
     drop(store);
-    let out = fixtures();
-    std::fs::create_dir_all(&out).expect("fixture dir");
-    std::fs::copy(&path, out.join("trading-v1.redb")).expect("copy");
-    let text = serde_json::to_string_pretty(&expected).expect("json");
-    std::fs::write(out.join("trading-v1.expected.json"), text + "\n").expect("expected");
+    assert_eq!(
+        tables(&path),
+        ["approval_pin", "approval_pin_events", "meta", "trading"],
+        "migrated: one table of records, the PIN's two, the format record"
+    );
+}
+
+#[test]
+fn a_migrated_file_opens_again_unchanged() {
+    let (_dir, path) = v1_copy();
+    drop(TradingStore::open(&path).expect("first open migrates"));
+    let again = TradingStore::open(&path).expect("second open");
+    assert_eq!(dump(&again), expected());
+    drop(again);
+    assert_eq!(
+        tables(&path),
+        ["approval_pin", "approval_pin_events", "meta", "trading"]
+    );
+}
+
+#[test]
+fn a_migrated_file_takes_new_writes() {
+    let (_dir, path) = v1_copy();
+    let store = TradingStore::open(&path).expect("store");
+    let before = store
+        .daily_usage("sandbox", "default", ACCOUNT, DAY)
+        .expect("usage");
+    // Ids go on from the migrated counter.
+    let id = claim(&store, "pv-open", "default", DAY, 100);
+    assert_eq!(id, 11);
+    let usage = store
+        .daily_usage("sandbox", "default", ACCOUNT, DAY)
+        .expect("usage");
+    assert_eq!(usage.orders, before.orders + 1);
+    assert_eq!(usage.notional, before.notional + Decimal::new(170_120, 2));
+    store
+        .record_outcome(
+            id,
+            &Outcome::Succeeded {
+                at: at(101),
+                order_id: Some(1003),
+                deleted_alert_ids: vec![],
+            },
+        )
+        .expect("outcome");
+    let cancel = store
+        .append_intent(&intent(MutationKind::CancelOrder, "sandbox", "default", 102))
+        .expect("intent");
+    assert_eq!(cancel, 12);
+    drop(store);
+
+    let store = TradingStore::open(&path).expect("reopen");
+    let page = store
+        .journal_page("sandbox", "default", None, 3)
+        .expect("page");
+    assert_eq!(
+        page.entries.iter().map(|e| e.id).collect::<Vec<_>>(),
+        [12, 11, 8]
+    );
+    assert_eq!(
+        store.preview("pv-open").expect("preview").and_then(|p| p.used_by),
+        Some(11)
+    );
+    // The rest is as it was.
+    let mut old = expected();
+    let mut now = dump(&store);
+    for entry in [10, 11] {
+        now["entries"][entry] = Value::Null;
+    }
+    for part in [&mut old, &mut now] {
+        part["journal"] = Value::Null;
+        part["previews"]["pv-open"] = Value::Null;
+        part["usage"]["sandbox/default/today"] = Value::Null;
+        part["awaiting_decision"] = Value::Null;
+    }
+    assert_eq!(now, old);
+}
+
+/// An older etrade opening a migrated file fails on the `meta` table's type rather than
+/// starting an empty journal beside the records.
+#[test]
+fn an_older_etrade_cannot_use_a_migrated_file() {
+    use redb::ReadableDatabase;
+    let (_dir, path) = v1_copy();
+    drop(TradingStore::open(&path).expect("migrates"));
+    let db = open_released(&path);
+    let txn = db.begin_read().expect("read");
+    let old_meta: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("meta");
+    assert!(matches!(
+        txn.open_table(old_meta),
+        Err(redb::TableError::TableTypeMismatch { .. })
+    ));
+}
+
+/// The same operations on a new file in the current format answer as the first format's
+/// did, before and after the file is closed and opened again.
+#[test]
+fn the_current_format_round_trips() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("trading.redb");
+    let store = TradingStore::open(&path).expect("store");
+    fill(&store);
+    // The PIN's hash has a random salt; the rest is the same.
+    let without_pin = |mut v: Value| {
+        v["pin"]["hash"] = Value::Null;
+        v
+    };
+    assert_eq!(without_pin(dump(&store)), without_pin(expected()));
+    drop(store);
+    let store = TradingStore::open(&path).expect("reopen");
+    assert_eq!(without_pin(dump(&store)), without_pin(expected()));
 }
