@@ -322,3 +322,121 @@ fn write_all(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use jiff::Timestamp;
+    use rust_decimal::Decimal;
+
+    use super::*;
+    use crate::paper::book::PaperConfig;
+    use crate::paper::book::config::seed;
+    use crate::paper::book::state::LedgerKind;
+
+    fn rows(db: &Database) -> u64 {
+        let txn = db.begin_read().expect("read");
+        txn.open_table(LOG).expect("log").len().expect("len")
+    }
+
+    fn assert_same(a: &State, b: &State) {
+        assert_eq!(a.meta, b.meta);
+        assert_eq!(a.accounts, b.accounts);
+        assert_eq!(a.orders, b.orders);
+        assert_eq!(a.previews, b.previews);
+        assert_eq!(a.positions, b.positions);
+        assert_eq!(a.transactions, b.transactions);
+        assert_eq!(a.ledger, b.ledger);
+    }
+
+    /// Commits as `PaperBook::mutate` makes them: the generation bumped, meta written.
+    fn commit(db: &Database, s: &mut State) {
+        s.meta.generation += 1;
+        s.touch_meta();
+        save(db, s, false).expect("save");
+        s.committed();
+    }
+
+    #[test]
+    fn the_log_keeps_latest_versions_and_removals_and_stays_compact() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Database::create(dir.path().join("p.redb")).expect("db");
+        prepare(&db).expect("prepare");
+        assert!(load(&db).expect("load").is_none());
+        assert_eq!(stored_generation(&db).expect("generation"), None);
+
+        let mut s = seed(
+            &PaperConfig::default(),
+            None,
+            Timestamp::UNIX_EPOCH,
+            Meta::default(),
+        )
+        .expect("seed");
+        save(&db, &s, false).expect("save");
+        s.committed();
+        let key = s.accounts.keys().next().expect("account").clone();
+        let mut most = 0;
+        for i in 0..1500u64 {
+            s.begin();
+            let mut a = s.accounts[&key].clone();
+            a.cash += Decimal::ONE;
+            s.put_account(a);
+            // A ledger entry now and then, and one removed again (a removal row).
+            if i % 10 == 0 {
+                let entry_id = s.new_ledger_id();
+                s.put_ledger(LedgerRec {
+                    entry_id,
+                    account_key: key.clone(),
+                    at: Timestamp::UNIX_EPOCH,
+                    amount: Decimal::from(i),
+                    kind: LedgerKind::Deposit,
+                    transaction_id: None,
+                    order_id: None,
+                });
+                if i % 20 == 0 {
+                    s.ledger.remove(&entry_id);
+                }
+            }
+            commit(&db, &mut s);
+            most = most.max(rows(&db));
+        }
+        assert!(
+            most <= live_records(&s) * 2 + LOG_SLACK + 3,
+            "{most} rows for {} records",
+            live_records(&s)
+        );
+        assert_eq!(s.ledger.len(), 2 + 75, "the seed's deposits and every other entry");
+        let loaded = load(&db).expect("load").expect("a book");
+        assert_same(&loaded, &s);
+        assert_eq!(
+            stored_generation(&db).expect("generation"),
+            Some(s.meta.generation)
+        );
+
+        // A reset replaces the log with the book.
+        let mut fresh = seed(
+            &PaperConfig::default(),
+            None,
+            Timestamp::UNIX_EPOCH,
+            s.meta.clone(),
+        )
+        .expect("seed");
+        save(&db, &fresh, true).expect("reset");
+        fresh.committed();
+        assert_eq!(rows(&db), live_records(&fresh));
+        assert_same(&load(&db).expect("load").expect("a book"), &fresh);
+    }
+
+    #[test]
+    fn a_newer_format_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Database::create(dir.path().join("p.redb")).expect("db");
+        prepare(&db).expect("prepare");
+        let txn = db.begin_write().expect("write");
+        txn.open_table(FORMAT)
+            .expect("format")
+            .insert(FORMAT_KEY, VERSION + 1)
+            .expect("insert");
+        txn.commit().expect("commit");
+        assert!(matches!(prepare(&db), Err(PaperError::Store(text)) if text.contains("newer")));
+    }
+}
