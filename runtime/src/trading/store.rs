@@ -332,7 +332,9 @@ impl TradingStore {
             let before = before.map(journal_key);
             let upper = before
                 .as_ref()
-                .map_or(Bound::Excluded(NEXT_JOURNAL_ID), |k| Bound::Excluded(k.as_slice()));
+                .map_or(Bound::Excluded(NEXT_JOURNAL_ID), |k| {
+                    Bound::Excluded(k.as_slice())
+                });
             let mut entries = Vec::with_capacity(limit);
             let mut more = false;
             for item in records
@@ -374,7 +376,10 @@ impl TradingStore {
         self.read(|txn| {
             let records = txn.open_table(RECORDS).db()?;
             let mut found = Vec::new();
-            for item in records.range::<&[u8]>(JOURNAL_START..NEXT_JOURNAL_ID).db()? {
+            for item in records
+                .range::<&[u8]>(JOURNAL_START..NEXT_JOURNAL_ID)
+                .db()?
+            {
                 let (_, json) = item.db()?;
                 let entry: JournalEntry = decode(json.value())?;
                 if entry.intent.environment == environment
@@ -1402,9 +1407,7 @@ mod tests {
             records
                 .insert(preview_key("bad").as_slice(), "{not json")
                 .unwrap();
-            records
-                .insert(journal_key(1).as_slice(), "[]")
-                .unwrap();
+            records.insert(journal_key(1).as_slice(), "[]").unwrap();
             drop(records);
             txn.commit().unwrap();
         }

@@ -217,4 +217,19 @@ mod tests {
         assert!(PREVIEW_START < preview_key("").as_slice() || preview_key("") == PREVIEW_START);
         assert!(preview_key("\u{10ffff}").as_slice() < PREVIEW_END);
     }
+
+    #[test]
+    fn a_newer_format_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Database::create(dir.path().join("t.redb")).expect("db");
+        prepare(&db).expect("prepare");
+        prepare(&db).expect("a current file");
+        let txn = db.begin_write().expect("write");
+        txn.open_table(FORMAT)
+            .expect("format")
+            .insert(FORMAT_KEY, "3")
+            .expect("insert");
+        txn.commit().expect("commit");
+        assert!(matches!(prepare(&db), Err(StoreError::Database(text)) if text.contains("newer")));
+    }
 }

@@ -17,8 +17,7 @@ use std::collections::BTreeMap;
 use std::fmt::Display;
 
 use redb::{
-    Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
-    TableHandle,
+    Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition, TableHandle,
 };
 use serde::{Deserialize, Serialize};
 
@@ -239,7 +238,13 @@ pub(crate) fn save(db: &Database, state: &State, wipe: bool) -> Result<(), Paper
                     None => RowRef::AccountGone(k),
                 })?;
             }
-            for_dirty(&d.orders, &state.orders, RowRef::Order, RowRef::OrderGone, &mut append)?;
+            for_dirty(
+                &d.orders,
+                &state.orders,
+                RowRef::Order,
+                RowRef::OrderGone,
+                &mut append,
+            )?;
             for_dirty(
                 &d.previews,
                 &state.previews,
@@ -404,7 +409,11 @@ mod tests {
             "{most} rows for {} records",
             live_records(&s)
         );
-        assert_eq!(s.ledger.len(), 2 + 75, "the seed's deposits and every other entry");
+        assert_eq!(
+            s.ledger.len(),
+            2 + 75,
+            "the seed's deposits and every other entry"
+        );
         let loaded = load(&db).expect("load").expect("a book");
         assert_same(&loaded, &s);
         assert_eq!(

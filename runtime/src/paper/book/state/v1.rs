@@ -69,9 +69,14 @@ fn read(txn: &WriteTransaction) -> Result<Option<State>, PaperError> {
     read_i64(txn, POSITIONS, "positions", |p: super::PositionRec| {
         state.positions.insert(p.position_id, p);
     })?;
-    read_i64(txn, TRANSACTIONS, "transactions", |t: super::TransactionRec| {
-        state.transactions.insert(t.transaction_id, t);
-    })?;
+    read_i64(
+        txn,
+        TRANSACTIONS,
+        "transactions",
+        |t: super::TransactionRec| {
+            state.transactions.insert(t.transaction_id, t);
+        },
+    )?;
     for row in txn
         .open_table(LEDGER)
         .map_err(store_err)?
