@@ -73,7 +73,10 @@ fn dump(book: &PaperBook) -> Value {
             )
             .expect("portfolio");
         let orders = book
-            .orders(&key, &query(Endpoint::Orders, &[("count", Param::Int(100))]))
+            .orders(
+                &key,
+                &query(Endpoint::Orders, &[("count", Param::Int(100))]),
+            )
             .expect("orders");
         let transactions = book
             .transactions(
@@ -155,8 +158,11 @@ fn fill(book: &PaperBook) {
     place(book, margin, order("AAPL", "SELL", 3, None, 3));
     place(book, margin, order("IBM", "BUY", 4, Some("1.00"), 4));
     let cancelled = place(book, margin, order("IBM", "BUY", 2, Some("2.00"), 5));
-    book.cancel(margin, &json!({"CancelOrderRequest": {"orderId": cancelled}}))
-        .expect("cancel");
+    book.cancel(
+        margin,
+        &json!({"CancelOrderRequest": {"orderId": cancelled}}),
+    )
+    .expect("cancel");
     place(book, ira, order("IBM", "BUY", 7, None, 6));
     // A preview never placed, and simulated time ahead of real time.
     book.preview(

@@ -310,7 +310,12 @@ fn fill(store: &TradingStore) {
         )
         .expect("outcome");
     store
-        .append_intent(&intent(MutationKind::PlaceChangeOrder, "sandbox", "default", 90))
+        .append_intent(&intent(
+            MutationKind::PlaceChangeOrder,
+            "sandbox",
+            "default",
+            90,
+        ))
         .expect("pending");
     for second in [91, 92] {
         store
@@ -422,7 +427,12 @@ fn a_migrated_file_takes_new_writes() {
         )
         .expect("outcome");
     let cancel = store
-        .append_intent(&intent(MutationKind::CancelOrder, "sandbox", "default", 102))
+        .append_intent(&intent(
+            MutationKind::CancelOrder,
+            "sandbox",
+            "default",
+            102,
+        ))
         .expect("intent");
     assert_eq!(cancel, 12);
     drop(store);
@@ -436,7 +446,10 @@ fn a_migrated_file_takes_new_writes() {
         [12, 11, 8]
     );
     assert_eq!(
-        store.preview("pv-open").expect("preview").and_then(|p| p.used_by),
+        store
+            .preview("pv-open")
+            .expect("preview")
+            .and_then(|p| p.used_by),
         Some(11)
     );
     // The rest is as it was.
