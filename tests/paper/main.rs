@@ -9,4 +9,5 @@ mod common;
 mod paper_cli;
 mod paper_crash;
 mod paper_live_quotes;
+mod paper_migration;
 mod paper_scenario;

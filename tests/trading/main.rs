@@ -8,6 +8,7 @@ mod common;
 
 mod halt;
 mod order_diagnostics;
+mod store_migration;
 mod trade_permissions;
 mod trade_previews;
 mod trade_scenario;

@@ -7,7 +7,8 @@
 //! one process the lease runs operations one at a time, so threads of the same process never
 //! contend for the file lock.
 //!
-//! Records are JSON so the on-disk format follows the serde derives in [`super::types`].
+//! Records are JSON so the on-disk format follows the serde derives in [`super::types`];
+//! previews, the journal and the daily usage share one table (see [`format`]).
 
 use std::fmt::Display;
 use std::fs;
@@ -16,9 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use redb::{
-    Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction,
-};
+use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, WriteTransaction};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -28,19 +27,17 @@ use super::types::{
 };
 
 mod approvals;
+mod format;
 mod pin;
 
 use crate::store_lease::{DatabaseLease, LeaseError};
 pub use approvals::{ApprovalError, DecisionFor};
 pub use pin::{PinAttempts, PinEvent, PinEventKind, PinGate, PinPurpose, StoredPin};
 
-const PREVIEWS: TableDefinition<&str, &str> = TableDefinition::new("previews");
-const JOURNAL: TableDefinition<u64, &str> = TableDefinition::new("journal");
-const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
-const USAGE: TableDefinition<&str, &str> = TableDefinition::new("usage");
-
-/// META key holding the id the next journal entry gets.
-const NEXT_JOURNAL_ID: &str = "next_journal_id";
+use format::{
+    JOURNAL_START, NEXT_JOURNAL_ID, PREVIEW_END, PREVIEW_START, RECORDS, journal_key, preview_key,
+    usage_key,
+};
 
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -148,8 +145,9 @@ impl TradingStore {
         })
     }
 
-    /// Runs `f` on the open database, making the tables first when this process has not
-    /// yet. The first operation passes `create`, which initializes the empty file
+    /// Runs `f` on the open database, making the file current first (the tables of a new
+    /// file, the migration of an older format: [`format::prepare`]) when this process has
+    /// not yet. The first operation passes `create`, which initializes the empty file
     /// [`TradingStore::open_deferred`] made; later ones only open it, so a file removed
     /// behind our back is an error rather than a silently empty store.
     fn with_db<T, E: From<StoreError> + From<LeaseError>>(
@@ -160,16 +158,7 @@ impl TradingStore {
             return self.lease.with(false, f);
         }
         let out = self.lease.with(true, |db| {
-            let txn = db.begin_write().db()?;
-            {
-                txn.open_table(PREVIEWS).db()?;
-                txn.open_table(JOURNAL).db()?;
-                txn.open_table(META).db()?;
-                txn.open_table(USAGE).db()?;
-                txn.open_table(pin::PIN).db()?;
-                txn.open_table(pin::PIN_EVENTS).db()?;
-            }
-            txn.commit().db()?;
+            format::prepare(db)?;
             f(db)
         })?;
         self.tables_made.store(true, Ordering::Release);
@@ -190,9 +179,9 @@ impl TradingStore {
     pub fn insert_preview(&self, record: &PreviewRecord) -> Result<(), StoreError> {
         let json = encode(record)?;
         self.write(|txn| {
-            let mut previews = txn.open_table(PREVIEWS).db()?;
-            previews
-                .insert(record.preview_id.as_str(), json.as_str())
+            let mut records = txn.open_table(RECORDS).db()?;
+            records
+                .insert(preview_key(&record.preview_id).as_slice(), json.as_str())
                 .db()?;
             Ok(())
         })
@@ -200,8 +189,8 @@ impl TradingStore {
 
     pub fn preview(&self, preview_id: &str) -> Result<Option<PreviewRecord>, StoreError> {
         self.read(|txn| {
-            let previews = txn.open_table(PREVIEWS).db()?;
-            let guard = previews.get(preview_id).db()?;
+            let records = txn.open_table(RECORDS).db()?;
+            let guard = records.get(preview_key(preview_id).as_slice()).db()?;
             guard.map(|json| decode(json.value())).transpose()
         })
     }
@@ -212,9 +201,10 @@ impl TradingStore {
     /// is written when any check fails.
     pub fn claim_preview(&self, claim: &PreviewClaim<'_>) -> Result<Claimed, ClaimError> {
         self.write(|txn| {
+            let mut records = txn.open_table(RECORDS).db()?;
+            let preview_key = preview_key(claim.preview_id);
             let mut preview: PreviewRecord = {
-                let previews = txn.open_table(PREVIEWS).db()?;
-                let guard = previews.get(claim.preview_id).db()?;
+                let guard = records.get(preview_key.as_slice()).db()?;
                 match guard {
                     Some(json) => decode(json.value())?,
                     None => return Err(ClaimError::NotFound),
@@ -250,19 +240,15 @@ impl TradingStore {
                 claim.account_id_key,
                 claim.trading_day,
             );
-            let mut usage = {
-                let table = txn.open_table(USAGE).db()?;
-                read_usage(&table, &key)?
-            };
+            let mut usage = read_usage(&records, &key)?;
             (claim.daily_check)(&usage, &preview.summary).map_err(ClaimError::Policy)?;
 
-            let journal_id = append_entry(txn, claim.intent)?;
+            let journal_id = append_entry(&mut records, claim.intent)?;
             preview.used_at = Some(claim.now);
             preview.used_by = Some(journal_id);
             let preview_json = encode(&preview)?;
-            txn.open_table(PREVIEWS)
-                .db()?
-                .insert(claim.preview_id, preview_json.as_str())
+            records
+                .insert(preview_key.as_slice(), preview_json.as_str())
                 .db()?;
 
             // Saturating: a counter that cannot grow further still enforces its limit, and
@@ -272,10 +258,7 @@ impl TradingStore {
                 .notional
                 .saturating_add(preview.summary.estimated_notional.unwrap_or_default());
             let usage_json = encode(&usage)?;
-            txn.open_table(USAGE)
-                .db()?
-                .insert(key.as_str(), usage_json.as_str())
-                .db()?;
+            records.insert(key.as_slice(), usage_json.as_str()).db()?;
 
             Ok(Claimed {
                 preview,
@@ -287,7 +270,7 @@ impl TradingStore {
     /// Appends a journal entry with `Outcome::Pending`; returns its id (ids increase,
     /// starting at 1).
     pub fn append_intent(&self, intent: &JournalIntent) -> Result<u64, StoreError> {
-        self.write(|txn| append_entry(txn, intent))
+        self.write(|txn| append_entry(&mut txn.open_table(RECORDS).db()?, intent))
     }
 
     pub fn record_outcome(&self, id: u64, outcome: &Outcome) -> Result<(), StoreError> {
@@ -328,8 +311,8 @@ impl TradingStore {
 
     pub fn journal_entry(&self, id: u64) -> Result<Option<JournalEntry>, StoreError> {
         self.read(|txn| {
-            let journal = txn.open_table(JOURNAL).db()?;
-            let guard = journal.get(id).db()?;
+            let records = txn.open_table(RECORDS).db()?;
+            let guard = records.get(journal_key(id).as_slice()).db()?;
             guard.map(|json| decode(json.value())).transpose()
         })
     }
@@ -345,11 +328,20 @@ impl TradingStore {
     ) -> Result<JournalPage, StoreError> {
         let limit = limit.clamp(1, MAX_PAGE);
         self.read(|txn| {
-            let journal = txn.open_table(JOURNAL).db()?;
-            let upper = before.map_or(Bound::Unbounded, Bound::Excluded);
+            let records = txn.open_table(RECORDS).db()?;
+            let before = before.map(journal_key);
+            let upper = before
+                .as_ref()
+                .map_or(Bound::Excluded(NEXT_JOURNAL_ID), |k| {
+                    Bound::Excluded(k.as_slice())
+                });
             let mut entries = Vec::with_capacity(limit);
             let mut more = false;
-            for item in journal.range::<u64>((Bound::Unbounded, upper)).db()?.rev() {
+            for item in records
+                .range::<&[u8]>((Bound::Excluded(JOURNAL_START), upper))
+                .db()?
+                .rev()
+            {
                 let (_, json) = item.db()?;
                 let entry: JournalEntry = decode(json.value())?;
                 if entry.intent.environment != environment || entry.intent.profile != profile {
@@ -382,9 +374,12 @@ impl TradingStore {
         profile: &str,
     ) -> Result<Vec<JournalEntry>, StoreError> {
         self.read(|txn| {
-            let journal = txn.open_table(JOURNAL).db()?;
+            let records = txn.open_table(RECORDS).db()?;
             let mut found = Vec::new();
-            for item in journal.range::<u64>(..).db()? {
+            for item in records
+                .range::<&[u8]>(JOURNAL_START..NEXT_JOURNAL_ID)
+                .db()?
+            {
                 let (_, json) = item.db()?;
                 let entry: JournalEntry = decode(json.value())?;
                 if entry.intent.environment == environment
@@ -407,19 +402,16 @@ impl TradingStore {
         day: jiff::civil::Date,
     ) -> Result<DailyUsage, StoreError> {
         let key = usage_key(environment, profile, account_id_key, day);
-        self.read(|txn| {
-            let table = txn.open_table(USAGE).db()?;
-            read_usage(&table, &key)
-        })
+        self.read(|txn| read_usage(&txn.open_table(RECORDS).db()?, &key))
     }
 
     /// Housekeeping: deletes previews that expired before `cutoff` and were never used;
     /// returns how many. Used previews stay, as the journal refers to them.
     pub fn purge_expired_previews(&self, cutoff: jiff::Timestamp) -> Result<usize, StoreError> {
         self.write(|txn| {
-            let mut previews = txn.open_table(PREVIEWS).db()?;
+            let mut records = txn.open_table(RECORDS).db()?;
             let mut stale = Vec::new();
-            for item in previews.range::<&str>(..).db()? {
+            for item in records.range::<&[u8]>(PREVIEW_START..PREVIEW_END).db()? {
                 let (key, json) = item.db()?;
                 let record: PreviewRecord = decode(json.value())?;
                 if record.expires_at < cutoff
@@ -430,7 +422,7 @@ impl TradingStore {
                 }
             }
             for key in &stale {
-                previews.remove(key.as_str()).db()?;
+                records.remove(key.as_slice()).db()?;
             }
             Ok(stale.len())
         })
@@ -443,9 +435,10 @@ impl TradingStore {
         change: impl FnOnce(&mut JournalEntry) -> bool,
     ) -> Result<bool, StoreError> {
         self.write(|txn| {
-            let mut journal = txn.open_table(JOURNAL).db()?;
+            let mut records = txn.open_table(RECORDS).db()?;
+            let key = journal_key(id);
             let mut entry: JournalEntry = {
-                let guard = journal.get(id).db()?;
+                let guard = records.get(key.as_slice()).db()?;
                 match guard {
                     Some(json) => decode(json.value())?,
                     // Ids come from append_intent/claim_preview, so a missing one is a caller
@@ -461,7 +454,7 @@ impl TradingStore {
                 return Ok(false);
             }
             let json = encode(&entry)?;
-            journal.insert(id, json.as_str()).db()?;
+            records.insert(key.as_slice(), json.as_str()).db()?;
             Ok(true)
         })
     }
@@ -503,17 +496,16 @@ fn create_private_file(path: &Path) -> Result<(), StoreError> {
     crate::platform::create_private_file(path).map_err(database)
 }
 
-/// Appends `intent` as a Pending entry within `txn`; returns the new id.
-fn append_entry(txn: &WriteTransaction, intent: &JournalIntent) -> Result<u64, StoreError> {
-    let mut meta = txn.open_table(META).db()?;
-    let id = match meta.get(NEXT_JOURNAL_ID).db()? {
-        Some(next) => next.value(),
+/// Appends `intent` as a Pending entry to the records; returns the new id.
+fn append_entry(records: &mut Records<'_>, intent: &JournalIntent) -> Result<u64, StoreError> {
+    let id: u64 = match records.get(NEXT_JOURNAL_ID).db()? {
+        Some(next) => next.value().parse().map_err(|_| StoreError::Corrupt)?,
         None => 1,
     };
     let next = id.checked_add(1).ok_or(StoreError::Corrupt)?;
-    let mut journal = txn.open_table(JOURNAL).db()?;
+    let key = journal_key(id);
     // A counter behind the stored ids would overwrite history; treat it as corruption.
-    if journal.get(id).db()?.is_some() {
+    if records.get(key.as_slice()).db()?.is_some() {
         return Err(StoreError::Corrupt);
     }
     let entry = JournalEntry {
@@ -524,24 +516,24 @@ fn append_entry(txn: &WriteTransaction, intent: &JournalIntent) -> Result<u64, S
         approval: None,
     };
     let json = encode(&entry)?;
-    journal.insert(id, json.as_str()).db()?;
-    meta.insert(NEXT_JOURNAL_ID, next).db()?;
+    records.insert(key.as_slice(), json.as_str()).db()?;
+    records
+        .insert(NEXT_JOURNAL_ID, next.to_string().as_str())
+        .db()?;
     Ok(id)
 }
 
+/// The records table as a write transaction opens it.
+type Records<'t> = redb::Table<'t, &'static [u8], &'static str>;
+
 fn read_usage(
-    table: &impl ReadableTable<&'static str, &'static str>,
-    key: &str,
+    table: &impl ReadableTable<&'static [u8], &'static str>,
+    key: &[u8],
 ) -> Result<DailyUsage, StoreError> {
     match table.get(key).db()? {
         Some(json) => decode(json.value()),
         None => Ok(DailyUsage::default()),
     }
-}
-
-/// Unit separators keep the parts apart whatever characters ids contain.
-fn usage_key(environment: &str, profile: &str, account: &str, day: jiff::civil::Date) -> String {
-    format!("{environment}\u{1f}{profile}\u{1f}{account}\u{1f}{day}")
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<String, StoreError> {
@@ -1203,7 +1195,7 @@ mod tests {
 
         let panicked = catch_unwind(AssertUnwindSafe(|| {
             store.write(|txn| -> Result<(), StoreError> {
-                txn.open_table(PREVIEWS).db()?;
+                txn.open_table(RECORDS).db()?;
                 panic!("an operation panics mid-transaction");
             })
         }));
@@ -1411,11 +1403,12 @@ mod tests {
         {
             let db = open_when_released(store.path());
             let txn = db.begin_write().unwrap();
-            txn.open_table(PREVIEWS)
-                .unwrap()
-                .insert("bad", "{not json")
+            let mut records = txn.open_table(RECORDS).unwrap();
+            records
+                .insert(preview_key("bad").as_slice(), "{not json")
                 .unwrap();
-            txn.open_table(JOURNAL).unwrap().insert(1, "[]").unwrap();
+            records.insert(journal_key(1).as_slice(), "[]").unwrap();
+            drop(records);
             txn.commit().unwrap();
         }
         assert!(matches!(store.preview("bad"), Err(StoreError::Corrupt)));

@@ -219,9 +219,10 @@ impl PaperBook {
     }
 }
 
-/// The book in the file, or a new one with the configured accounts when the file has none.
+/// The book in the file (migrated first when the file is in an older format), or a new one
+/// with the configured accounts when the file has none.
 fn load_or_seed(db: &Database, config: &PaperConfig, clock: &Clock) -> Result<State, PaperError> {
-    state::create_tables(db)?;
+    state::prepare(db)?;
     match state::load(db)? {
         Some(s) => Ok(s),
         None => {

@@ -1,11 +1,12 @@
 //! The whole book in memory, and the change in progress: which records it wrote (written
 //! at commit) and their previous values (put back when it fails). The whole book is loaded
 //! at open (and again when another process changed it) and kept in memory, and every state
-//! change writes the records it touched in one write transaction. The records are in
-//! `records`, their redb tables in `store`.
+//! change appends the records it touched to the file's log in one write transaction. The
+//! records are in `records`, the file in `store`, the first format (migrated) in `v1`.
 
 mod records;
 mod store;
+mod v1;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,7 +16,7 @@ pub(crate) use self::records::{
     AccountRec, LedgerKind, LedgerRec, LegRec, LotRec, Meta, OrderRec, PositionRec, PreviewRec,
     TransactionRec, TxKind,
 };
-pub(crate) use self::store::{create_tables, load, save, store_err, stored_generation};
+pub(crate) use self::store::{load, prepare, save, store_err, stored_generation};
 
 /// Keys written since the last commit.
 #[derive(Debug, Clone, Default)]

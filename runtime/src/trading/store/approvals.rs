@@ -2,7 +2,8 @@
 //! for one. The decision is written to the preview and to its journal entry in one
 //! transaction.
 
-use super::{IntoStore, JOURNAL, PREVIEWS, StoreError, TradingStore, decode, encode};
+use super::format::{PREVIEW_END, PREVIEW_START, RECORDS, journal_key, preview_key};
+use super::{IntoStore, StoreError, TradingStore, decode, encode};
 use crate::trading::approval::{ApprovalRecord, Channel, Decision};
 use crate::trading::types::{JournalEntry, PreviewRecord};
 use redb::ReadableTable;
@@ -38,8 +39,9 @@ impl TradingStore {
     /// refused and nothing is written.
     pub fn record_decision(&self, d: &DecisionFor<'_>) -> Result<PreviewRecord, ApprovalError> {
         self.write(|txn| {
-            let mut previews = txn.open_table(PREVIEWS).db()?;
-            let mut preview: PreviewRecord = match previews.get(d.preview_id).db()? {
+            let mut records = txn.open_table(RECORDS).db()?;
+            let preview_key = preview_key(d.preview_id);
+            let mut preview: PreviewRecord = match records.get(preview_key.as_slice()).db()? {
                 Some(json) => decode(json.value())?,
                 None => return Err(ApprovalError::NotFound),
             };
@@ -63,17 +65,17 @@ impl TradingStore {
             };
             preview.approval = Some(record.clone());
             let json = encode(&preview)?;
-            previews.insert(d.preview_id, json.as_str()).db()?;
+            records.insert(preview_key.as_slice(), json.as_str()).db()?;
             if let Some(id) = preview.journal_id {
-                let mut journal = txn.open_table(JOURNAL).db()?;
-                let entry = match journal.get(id).db()? {
+                let key = journal_key(id);
+                let entry = match records.get(key.as_slice()).db()? {
                     Some(json) => Some(decode::<JournalEntry>(json.value())?),
                     None => None,
                 };
                 if let Some(mut entry) = entry {
                     entry.approval = Some(record);
                     let json = encode(&entry)?;
-                    journal.insert(id, json.as_str()).db()?;
+                    records.insert(key.as_slice(), json.as_str()).db()?;
                 }
             }
             Ok(preview)
@@ -89,9 +91,9 @@ impl TradingStore {
         now: jiff::Timestamp,
     ) -> Result<Vec<PreviewRecord>, StoreError> {
         self.read(|txn| {
-            let previews = txn.open_table(PREVIEWS).db()?;
+            let records = txn.open_table(RECORDS).db()?;
             let mut out = Vec::new();
-            for row in previews.iter().db()? {
+            for row in records.range::<&[u8]>(PREVIEW_START..PREVIEW_END).db()? {
                 let (_, json) = row.db()?;
                 let p: PreviewRecord = decode(json.value())?;
                 if p.environment == environment
