@@ -595,8 +595,7 @@ mod tests {
 
     impl CredentialStore for CountingStore {
         fn load(&self, key: &CredentialKey) -> Result<Option<StoredCredentials>, StoreError> {
-            self.loads
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.load(key)
         }
         fn save(&self, key: &CredentialKey, c: &StoredCredentials) -> Result<(), StoreError> {
