@@ -1,18 +1,25 @@
-//! `cargo bench --bench http_status`: `tools/call` round trips over streamable HTTP with
-//! concurrent MCP sessions, against the real `etrade serve` binary and against a bare rmcp
-//! server whose one tool gives back etrade's own `server_status` result (taken from etrade at
-//! the start of the run), measured in the same run with the same client code.
+//! `cargo bench --bench http_status`: `tools/call` round trips over streamable HTTP against the
+//! real `etrade serve` binary and against a bare rmcp server whose one tool gives back etrade's
+//! own `server_status` result (taken from etrade at the start of the run), measured in the same
+//! run with the same client code.
 //!
 //! Both servers run as separate processes on an ephemeral loopback port. The bare server is
-//! this bench binary re-executed with `--baseline-server`. Each client is its own rmcp client
-//! (its own `Mcp-Session-Id`, its own reqwest client); after a warm-up, every call that
-//! completes inside the measurement window counts toward throughput and latency.
+//! this bench binary re-executed with `--baseline-server`. The main load is what an MCP host
+//! does: ONE initialized session (one rmcp client) with `BENCH_CLIENTS` calls of the same tool
+//! in flight at once; rmcp's HTTP client keeps no idle connection, so every call is a POST on
+//! a new loopback connection. Secondary loads: `BENCH_CLIENTS` sessions with one call in
+//! flight each (the shape of earlier runs), and, on request, raw HTTP POSTs on keep-alive
+//! connections in one session (a load generator's shape, without an MCP client's own cost).
+//! After a warm-up, every call that completes inside the measurement window counts toward
+//! throughput and latency.
 //!
 //! Environment:
 //! - `BENCH_SECONDS` — measurement window per round (default 5, 1..=300).
 //! - `BENCH_WARMUP_SECONDS` — warm-up per round (default 1, 0..=60).
-//! - `BENCH_ROUNDS` — rounds per target, alternating the order (default 2, 1..=20).
-//! - `BENCH_CLIENTS` — concurrent sessions (default 32, 1..=256).
+//! - `BENCH_ROUNDS` — rounds per target and load, alternating the order (default 2, 1..=20).
+//! - `BENCH_CLIENTS` — calls in flight at once (default 32, 1..=256).
+//! - `BENCH_SESSIONS_LOAD` — 1 (default) also runs the many-sessions load; 0 skips it.
+//! - `BENCH_RAW_LOAD` — 1 also runs the raw keep-alive load (context lines only); default 0.
 //! - `BENCH_ETRADE_BIN` — path of the `etrade` binary to measure instead of the one Cargo built.
 //!
 //! Exits non-zero when any call failed, timed out or returned `isError: true`. The last lines
@@ -77,6 +84,10 @@ struct Settings {
     warmup: Duration,
     window: Duration,
     rounds: usize,
+    /// Also run the many-sessions load (secondary rows).
+    sessions_load: bool,
+    /// Also run the raw keep-alive load (context only, no REPORT line).
+    raw_load: bool,
 }
 
 fn env_u64(name: &str, default: u64, range: std::ops::RangeInclusive<u64>) -> u64 {
@@ -162,6 +173,8 @@ async fn bench_main() -> ExitCode {
         warmup: Duration::from_secs(env_u64("BENCH_WARMUP_SECONDS", 1, 0..=60)),
         window: Duration::from_secs(env_u64("BENCH_SECONDS", 5, 1..=300)),
         rounds: env_u64("BENCH_ROUNDS", 2, 1..=20) as usize,
+        sessions_load: env_u64("BENCH_SESSIONS_LOAD", 1, 0..=1) == 1,
+        raw_load: env_u64("BENCH_RAW_LOAD", 0, 0..=1) == 1,
     };
     let home = tempfile::tempdir().expect("temporary ETRADE_MCP_HOME");
     let etrade_bin = etrade_binary();
@@ -291,29 +304,55 @@ async fn bench_main() -> ExitCode {
     };
 
     // Same client code and load shape for every target, in this run. Rounds alternate the
-    // order so drift in background load hits all alike.
+    // order so drift in background load hits all alike. The main load is what a client
+    // does; the many-sessions load (etrade and bare only) is the shape of earlier runs.
     let mut targets: Vec<&Target> = vec![&bare, &etrade];
     targets.extend(fastmcp.as_ref());
-    let mut outcomes: Vec<Outcome> = targets.iter().map(|t| Outcome::empty(t.name)).collect();
+    let mut loads = vec![Load::OneSession];
+    if settings.sessions_load {
+        loads.push(Load::Sessions);
+    }
+    if settings.raw_load {
+        loads.push(Load::RawKeepAlive);
+    }
+    let mut outcomes: Vec<Vec<Outcome>> = loads
+        .iter()
+        .map(|_| targets.iter().map(|t| Outcome::empty(t.name)).collect())
+        .collect();
     for round in 0..settings.rounds {
-        let mut order: Vec<usize> = (0..targets.len()).collect();
-        if round % 2 == 1 {
-            order.reverse();
-        }
-        for i in order {
-            let target = targets[i];
-            match run_load(target, &settings).await {
-                Ok(o) => outcomes[i].merge(o),
-                Err(e) => {
-                    eprintln!("{}: setup failed: {e}", target.name);
-                    return ExitCode::FAILURE;
+        for (l, &load) in loads.iter().enumerate() {
+            let count = if load == Load::OneSession {
+                targets.len()
+            } else {
+                2
+            };
+            let mut order: Vec<usize> = (0..count).collect();
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for i in order {
+                let target = targets[i];
+                match run_load(target, &settings, load).await {
+                    Ok(o) => outcomes[l][i].merge(o),
+                    Err(e) => {
+                        eprintln!(
+                            "{} ({}): setup failed: {e}",
+                            target.name,
+                            load.label(settings.clients)
+                        );
+                        return ExitCode::FAILURE;
+                    }
                 }
             }
         }
     }
-    for o in &mut outcomes {
+    for o in outcomes.iter_mut().flatten() {
         o.latencies.sort_unstable();
         o.calls = o.latencies.len();
+    }
+    // The other loads ran against the first two targets only.
+    for o in outcomes.iter_mut().skip(1) {
+        o.truncate(2);
     }
     // Local reads in the same paper server: the journal (the trading store) against the
     // account list (the paper book), one client, calls alternating.
@@ -338,8 +377,15 @@ async fn bench_main() -> ExitCode {
     }
     drop(home);
 
-    report(&outcomes);
-    summarize(&settings, &outcomes, &idle_figures);
+    for (load, o) in loads.iter().zip(&outcomes) {
+        report(&load.label(settings.clients), o);
+    }
+    summarize(&settings, &outcomes[0], &idle_figures);
+    for (load, o) in loads.iter().zip(&outcomes) {
+        if *load == Load::Sessions {
+            summarize_sessions(&settings, o);
+        }
+    }
     let Some((journal, accounts)) = reads else {
         return ExitCode::FAILURE;
     };
@@ -353,9 +399,9 @@ async fn bench_main() -> ExitCode {
         "list_accounts in the same paper server",
         accounts,
     );
-    let failed: usize = outcomes.iter().map(|o| o.errors).sum();
+    let failed: usize = outcomes.iter().flatten().map(|o| o.errors).sum();
     if failed > 0 {
-        for o in &outcomes {
+        for o in outcomes.iter().flatten() {
             if o.errors > 0 {
                 eprintln!("{}: {} failed calls, for example:", o.name, o.errors);
                 for e in &o.error_samples {
@@ -585,16 +631,48 @@ struct ClientRun {
     error_samples: Vec<String>,
 }
 
-async fn run_load(target: &Target, settings: &Settings) -> Result<Outcome, String> {
+/// How the calls reach a server: what a client does, or many clients at once.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Load {
+    /// One initialized session, `clients` calls in flight in it at once (an MCP host with
+    /// one server connection and a model calling tools in parallel). rmcp's HTTP client
+    /// keeps no idle connections, so each call is a POST on a new loopback connection.
+    OneSession,
+    /// `clients` sessions, each with one call in flight (many hosts at once).
+    Sessions,
+    /// One session, `clients` keep-alive connections each with one call in flight, sent as
+    /// raw HTTP (a load generator's shape: no MCP client, no new connection per call). Not
+    /// what an rmcp host does; it shows the servers' cost without the client's.
+    RawKeepAlive,
+}
+
+impl Load {
+    fn label(self, clients: usize) -> String {
+        match self {
+            Load::OneSession => format!("1 session, {clients} calls in flight"),
+            Load::Sessions => format!("{clients} sessions, 1 call in flight each"),
+            Load::RawKeepAlive => format!("raw HTTP, 1 session, {clients} keep-alive connections"),
+        }
+    }
+}
+
+async fn run_load(target: &Target, settings: &Settings, load: Load) -> Result<Outcome, String> {
+    if load == Load::RawKeepAlive {
+        return run_raw_load(target, settings).await;
+    }
     // Open every session before the clock starts.
+    let sessions = match load {
+        Load::OneSession | Load::RawKeepAlive => 1,
+        Load::Sessions => settings.clients,
+    };
     let mut connects = tokio::task::JoinSet::new();
-    for _ in 0..settings.clients {
+    for _ in 0..sessions {
         let url = target.url.clone();
         connects.spawn(async move { connect(&url).await });
     }
-    let mut clients = Vec::with_capacity(settings.clients);
+    let mut clients = Vec::with_capacity(sessions);
     while let Some(joined) = connects.join_next().await {
-        clients.push(joined.map_err(|e| format!("connect task: {e}"))??);
+        clients.push(Arc::new(joined.map_err(|e| format!("connect task: {e}"))??));
     }
     // The tool answers and its result is structured, before any load.
     let first = call_once(&clients[0], target.tool).await?;
@@ -606,7 +684,8 @@ async fn run_load(target: &Target, settings: &Settings) -> Result<Outcome, Strin
     let measure_from = start + settings.warmup;
     let measure_until = measure_from + settings.window;
     let mut tasks = tokio::task::JoinSet::new();
-    for client in clients {
+    for i in 0..settings.clients {
+        let client = clients[i % clients.len()].clone();
         let tool = target.tool;
         tasks.spawn(async move {
             tokio::time::sleep_until(start).await;
@@ -635,8 +714,6 @@ async fn run_load(target: &Target, settings: &Settings) -> Result<Outcome, Strin
                     }
                 }
             }
-            // End the session (DELETE), bounded so a stuck server cannot hang the bench.
-            let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
             run
         });
     }
@@ -659,12 +736,165 @@ async fn run_load(target: &Target, settings: &Settings) -> Result<Outcome, Strin
         }
         outcome.latencies.extend(run.latencies);
     }
+    // End the sessions (DELETE), bounded so a stuck server cannot hang the bench. Every task
+    // has finished, so each client has one owner again.
+    for client in clients {
+        if let Ok(client) = Arc::try_unwrap(client) {
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+        }
+    }
     outcome.calls = outcome.latencies.len();
     Ok(outcome)
 }
 
-fn report(outcomes: &[Outcome]) {
+/// One raw `tools/call` POST in `session`; the answer must be a result, not an error. `id`
+/// must be unique among the session's requests in flight: rmcp routes each answer by it.
+async fn raw_call(
+    http: &reqwest::Client,
+    url: &str,
+    session: &str,
+    tool: &str,
+    id: u64,
+) -> Result<(), String> {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+    );
+    let response = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| format!("POST: {e}"))?;
+    let status = response.status();
+    let text = response.text().await.map_err(|e| format!("body: {e}"))?;
+    if !status.is_success() || !text.contains("\"result\"") || text.contains("\"isError\":true") {
+        return Err(format!(
+            "HTTP {status}: {}",
+            text.chars().take(200).collect::<String>()
+        ));
+    }
+    Ok(())
+}
+
+/// Open a session by hand: `initialize`, then `notifications/initialized`.
+async fn raw_session(http: &reqwest::Client, url: &str) -> Result<String, String> {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "etrade-mcp-bench-raw", "version": "0"}}});
+    let response = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(init.to_string())
+        .send()
+        .await
+        .map_err(|e| format!("initialize: {e}"))?;
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .ok_or("initialize answered without Mcp-Session-Id")?
+        .to_string();
+    response
+        .text()
+        .await
+        .map_err(|e| format!("initialize body: {e}"))?;
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let response = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(note.to_string())
+        .send()
+        .await
+        .map_err(|e| format!("initialized: {e}"))?;
+    if !response.status().is_success() {
+        return Err(format!("initialized: HTTP {}", response.status()));
+    }
+    Ok(session)
+}
+
+async fn run_raw_load(target: &Target, settings: &Settings) -> Result<Outcome, String> {
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(settings.clients)
+        .tcp_nodelay(true)
+        .build()
+        .map_err(|e| format!("reqwest client: {e}"))?;
+    let session = Arc::new(raw_session(&http, &target.url).await?);
+    let tool = target.tool;
+    raw_call(&http, &target.url, &session, tool, 1).await?;
+    let start = Instant::now() + Duration::from_millis(50);
+    let measure_from = start + settings.warmup;
+    let measure_until = measure_from + settings.window;
+    let mut tasks = tokio::task::JoinSet::new();
+    for task in 0..settings.clients as u64 {
+        let (http, url, session) = (http.clone(), target.url.clone(), session.clone());
+        tasks.spawn(async move {
+            tokio::time::sleep_until(start).await;
+            let mut run = ClientRun {
+                latencies: Vec::new(),
+                errors: 0,
+                error_samples: Vec::new(),
+            };
+            let mut id = (task + 1) << 32;
+            while Instant::now() < measure_until && run.latencies.len() < MAX_CALLS_PER_CLIENT {
+                id += 1;
+                let t0 = Instant::now();
+                let call = raw_call(&http, &url, &session, tool, id);
+                let result = tokio::time::timeout(CALL_TIMEOUT, call).await;
+                let done = Instant::now();
+                let counted = done >= measure_from && done < measure_until;
+                match result {
+                    Ok(Ok(())) if counted => run.latencies.push((done - t0).as_nanos() as u64),
+                    Ok(Ok(())) => {}
+                    other => {
+                        run.errors += 1;
+                        if run.error_samples.len() < MAX_ERROR_SAMPLES {
+                            run.error_samples.push(match other {
+                                Ok(Err(e)) => e,
+                                _ => format!("timed out after {CALL_TIMEOUT:?}"),
+                            });
+                        }
+                        if run.errors >= MAX_ERRORS_PER_CLIENT {
+                            break;
+                        }
+                    }
+                }
+            }
+            run
+        });
+    }
+    let mut outcome = Outcome::empty(target.name);
+    outcome.window = settings.window;
+    while let Some(joined) = tasks.join_next().await {
+        let run = joined.map_err(|e| format!("client task: {e}"))?;
+        outcome.errors += run.errors;
+        for e in run.error_samples {
+            if outcome.error_samples.len() < MAX_ERROR_SAMPLES {
+                outcome.error_samples.push(e);
+            }
+        }
+        outcome.latencies.extend(run.latencies);
+    }
+    let _ = http
+        .delete(&target.url)
+        .header("mcp-session-id", session.as_str())
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await;
+    outcome.calls = outcome.latencies.len();
+    Ok(outcome)
+}
+
+fn report(load: &str, outcomes: &[Outcome]) {
     println!();
+    println!("load: {load}");
     println!("| target | calls | calls/s | p50 ms | p99 ms | errors |");
     println!("|---|---:|---:|---:|---:|---:|");
     for o in outcomes {
@@ -710,23 +940,20 @@ fn summarize(settings: &Settings, outcomes: &[Outcome], idle: &[Idle]) {
         return;
     };
     let fastmcp = outcomes.get(2).zip(idle.get(2));
+    let load = Load::OneSession.label(settings.clients);
     type Figure = fn(&Outcome, &Idle) -> f64;
     let figures: [(String, &str, Figure); 5] = [
         (
-            format!("tools/call throughput, {} clients", settings.clients),
+            format!("tools/call throughput, {load}"),
             "calls/s",
             |o, _| o.throughput(),
         ),
-        (
-            format!("tools/call p50 latency, {} clients", settings.clients),
-            "ms",
-            |o, _| o.percentile_ms(50.0),
-        ),
-        (
-            format!("tools/call p99 latency, {} clients", settings.clients),
-            "ms",
-            |o, _| o.percentile_ms(99.0),
-        ),
+        (format!("tools/call p50 latency, {load}"), "ms", |o, _| {
+            o.percentile_ms(50.0)
+        }),
+        (format!("tools/call p99 latency, {load}"), "ms", |o, _| {
+            o.percentile_ms(99.0)
+        }),
         ("startup (spawn to listening)".into(), "ms", |_, i| {
             i.startup_ms
         }),
@@ -752,6 +979,28 @@ fn summarize(settings: &Settings, outcomes: &[Outcome], idle: &[Idle]) {
             None => summary::report_skipped(measure, ours, unit, "Python FastMCP server, ping"),
         }
     }
+}
+
+/// The secondary rows: the many-sessions load against the bare server only.
+fn summarize_sessions(settings: &Settings, outcomes: &[Outcome]) {
+    let [bare, etrade] = outcomes else {
+        return;
+    };
+    let load = Load::Sessions.label(settings.clients);
+    summary::report(
+        &format!("tools/call throughput, {load}"),
+        etrade.throughput(),
+        "calls/s",
+        "bare rmcp server, same answer",
+        bare.throughput(),
+    );
+    summary::report(
+        &format!("tools/call p99 latency, {load}"),
+        etrade.percentile_ms(99.0),
+        "ms",
+        "bare rmcp server, same answer",
+        bare.percentile_ms(99.0),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,7 +14,9 @@ mod secret;
 
 pub use choice::{OpenStoreError, OpenedStore, StoreChoice, UnknownStore, open_store};
 pub use coordination::{CoordinationError, Coordinator, CredentialLock, DEFAULT_LOCK_TIMEOUT};
-pub use estimate::{CredentialEstimate, CredentialState, estimate, state_of};
+pub use estimate::{
+    CredentialEstimate, CredentialState, RECENT_READ_TTL, RecentReads, estimate, state_of,
+};
 pub use file_store::{FILE_NAME as CREDENTIALS_FILE_NAME, FileStore};
 pub use keyring::KeyringStore;
 pub use record::StoredCredentials;

@@ -108,6 +108,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         paper,
         live_quotes: live_label,
         desk,
+        status: Default::default(),
     };
     let server = McpServer::new(
         Arc::new(Tools(handlers)),

@@ -30,6 +30,8 @@ pub struct Handlers {
     pub live_quotes: Option<&'static str>,
     /// Order entry and the journal.
     pub desk: Arc<runtime::trading::desk::OrderDesk>,
+    /// What `server_status` keeps between calls.
+    pub status: runtime::mcp::status::StatusCache,
 }
 
 impl ToolHandlers for Handlers {

@@ -8,10 +8,12 @@
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::time::rfc3339_seconds;
 
-use super::{CredentialKey, CredentialStore, StoredCredentials};
+use super::{CredentialKey, CredentialStore, StoreError, StoredCredentials};
 
 const BROKER_TIME_ZONE: &str = "America/New_York";
 const INACTIVITY_LIMIT: SignedDuration = SignedDuration::from_hours(2);
@@ -53,19 +55,93 @@ pub fn estimate(
     key: &CredentialKey,
     now: Timestamp,
 ) -> CredentialEstimate {
+    estimate_loaded(store.load(key), store.backend_name(), key, now)
+}
+
+/// How long [`RecentReads`] reuses one read of the store.
+pub const RECENT_READ_TTL: Duration = Duration::from_secs(1);
+
+/// One store read shared by the estimates of the next [`RECENT_READ_TTL`], for a caller that
+/// estimates on every request (`server_status`). A keyring read is a few system calls (the
+/// kernel keyring) or a D-Bus round trip (the Secret Service), and nothing tells this process
+/// when `etrade auth` in another one changed the entry, so a change shows at most this long
+/// after it was made. The state itself is judged at every call, against that call's `now`:
+/// expiry and inactivity are never cached.
+#[derive(Debug)]
+pub struct RecentReads {
+    ttl: Duration,
+    last: Mutex<Option<Read>>,
+}
+
+#[derive(Debug)]
+struct Read {
+    at: Instant,
+    key: CredentialKey,
+    loaded: Result<Option<StoredCredentials>, StoreError>,
+}
+
+impl Default for RecentReads {
+    fn default() -> Self {
+        RecentReads::new(RECENT_READ_TTL)
+    }
+}
+
+impl RecentReads {
+    pub fn new(ttl: Duration) -> RecentReads {
+        RecentReads {
+            ttl,
+            last: Mutex::new(None),
+        }
+    }
+
+    /// [`estimate`], reading the store only when the last read is older than the TTL.
+    pub fn estimate(
+        &self,
+        store: &dyn CredentialStore,
+        key: &CredentialKey,
+        now: Timestamp,
+    ) -> CredentialEstimate {
+        // Held across the read: calls arriving together share one read instead of each
+        // making its own. The slot holds a finished read only, so a poisoned lock is usable.
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let fresh = last
+            .as_ref()
+            .is_some_and(|r| r.key == *key && r.at.elapsed() < self.ttl);
+        if !fresh {
+            *last = Some(Read {
+                at: Instant::now(),
+                key: key.clone(),
+                loaded: store.load(key),
+            });
+        }
+        let loaded = match last.as_ref() {
+            Some(r) => r.loaded.clone(),
+            None => store.load(key),
+        };
+        drop(last);
+        estimate_loaded(loaded, store.backend_name(), key, now)
+    }
+}
+
+fn estimate_loaded(
+    loaded: Result<Option<StoredCredentials>, StoreError>,
+    backend: &'static str,
+    key: &CredentialKey,
+    now: Timestamp,
+) -> CredentialEstimate {
     let mut report = CredentialEstimate {
         state: CredentialState::Unavailable,
         required: key.environment().required(),
         environment: key.environment(),
         profile: key.profile().to_owned(),
-        backend: store.backend_name(),
+        backend,
         authorized_at: None,
         last_used_at: None,
         expires_at: None,
         detail: String::new(),
     };
 
-    let credentials = match store.load(key) {
+    let credentials = match loaded {
         Ok(Some(credentials)) => credentials,
         Ok(None) => {
             report.state = CredentialState::Missing;
@@ -79,8 +155,7 @@ pub fn estimate(
         Err(err) => {
             // StoreError's Display is already sanitized.
             report.detail = format!(
-                "Credentials could not be read: {err}. Check the {} keyring, then run {}.",
-                store.backend_name(),
+                "Credentials could not be read: {err}. Check the {backend} keyring, then run {}.",
                 login_command(key)
             );
             return report;
@@ -213,7 +288,7 @@ fn renew_command(key: &CredentialKey) -> String {
 mod tests {
     use super::*;
     use crate::config::Environment;
-    use crate::credentials::{KeyringStore, Secret, StoreError, StoreFailure};
+    use crate::credentials::{KeyringStore, Secret, StoreFailure};
 
     fn ts(text: &str) -> Timestamp {
         text.parse().expect("valid timestamp")
@@ -509,5 +584,93 @@ mod tests {
             assert!(!json.contains(CANARY), "{json}");
             assert!(!format!("{est:?}").contains(CANARY));
         }
+    }
+
+    /// Counts its loads; what it holds can be swapped as `etrade auth` in another process
+    /// would.
+    struct CountingStore {
+        inner: KeyringStore,
+        loads: std::sync::atomic::AtomicUsize,
+    }
+
+    impl CredentialStore for CountingStore {
+        fn load(&self, key: &CredentialKey) -> Result<Option<StoredCredentials>, StoreError> {
+            self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.load(key)
+        }
+        fn save(&self, key: &CredentialKey, c: &StoredCredentials) -> Result<(), StoreError> {
+            self.inner.save(key, c)
+        }
+        fn delete(&self, key: &CredentialKey) -> Result<(), StoreError> {
+            self.inner.delete(key)
+        }
+        fn backend_name(&self) -> &'static str {
+            "counting"
+        }
+    }
+
+    fn counting() -> CountingStore {
+        CountingStore {
+            inner: KeyringStore::mock().expect("mock"),
+            loads: Default::default(),
+        }
+    }
+
+    #[test]
+    fn recent_reads_share_one_load_and_judge_each_call_at_its_own_time() {
+        let store = counting();
+        let key = sandbox();
+        store
+            .save(&key, &logged_in("2026-10-17T12:00:00Z", None))
+            .expect("save");
+        let reads = RecentReads::new(Duration::from_secs(3600));
+        let first = reads.estimate(&store, &key, ts("2026-10-17T12:30:00Z"));
+        assert_eq!(first.state, CredentialState::Active);
+        // The same read, judged later: past midnight US Eastern the token has expired.
+        let later = reads.estimate(&store, &key, ts("2026-10-18T12:00:00Z"));
+        assert_eq!(later.state, CredentialState::Expired);
+        assert_eq!(store.loads.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(later, estimate(&store, &key, ts("2026-10-18T12:00:00Z")));
+    }
+
+    #[test]
+    fn recent_reads_read_again_after_the_ttl() {
+        let store = counting();
+        let key = sandbox();
+        let reads = RecentReads::new(Duration::ZERO);
+        let now = ts("2026-10-17T12:30:00Z");
+        assert_eq!(
+            reads.estimate(&store, &key, now).state,
+            CredentialState::Missing
+        );
+        // A login elsewhere: the next read sees it.
+        store
+            .save(&key, &logged_in("2026-10-17T12:00:00Z", None))
+            .expect("save");
+        assert_eq!(
+            reads.estimate(&store, &key, now).state,
+            CredentialState::Active
+        );
+        assert_eq!(store.loads.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn recent_reads_do_not_mix_keys() {
+        let store = counting();
+        let reads = RecentReads::new(Duration::from_secs(3600));
+        let now = ts("2026-10-17T12:30:00Z");
+        let sandbox_key = sandbox();
+        store
+            .save(&sandbox_key, &logged_in("2026-10-17T12:00:00Z", None))
+            .expect("save");
+        let other = CredentialKey::new(Environment::Sandbox, "other").expect("key");
+        assert_eq!(
+            reads.estimate(&store, &sandbox_key, now).state,
+            CredentialState::Active
+        );
+        assert_eq!(
+            reads.estimate(&store, &other, now).state,
+            CredentialState::Missing
+        );
     }
 }
