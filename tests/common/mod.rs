@@ -9,6 +9,7 @@ pub mod login;
 pub mod paper;
 pub mod sandbox;
 pub mod secret_service;
+pub mod store_fixture;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,

@@ -3,7 +3,7 @@
 //! that format) answers exactly as that code answered (`paper-v1.expected.json`), is
 //! migrated once, and takes new orders afterwards.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
@@ -13,9 +13,7 @@ use runtime::paper::market::SimulatedMarket;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stores")
-}
+use crate::common::store_fixture;
 
 /// A fixed instant inside a regular session (a Tuesday, 10:00 New York), so market orders
 /// fill at once and every answer is the same at each run.
@@ -140,11 +138,7 @@ fn write_paper_fixture() {
     fill(&book);
     let expected = dump(&book);
     drop(book);
-    let out = fixtures();
-    std::fs::create_dir_all(&out).expect("fixture dir");
-    std::fs::copy(&path, out.join("paper-v1.redb")).expect("copy");
-    let text = serde_json::to_string_pretty(&expected).expect("json");
-    std::fs::write(out.join("paper-v1.expected.json"), text + "\n").expect("expected");
+    store_fixture::save(&path, "paper-v1", &expected);
 }
 
 /// The fixture's content: filled buys and a sale (commissions, a fee), an open and a
@@ -174,75 +168,32 @@ fn fill(book: &PaperBook) {
     book.advance(SignedDuration::from_mins(5)).expect("advance");
 }
 
-fn expected() -> Value {
-    let text = std::fs::read_to_string(fixtures().join("paper-v1.expected.json"))
-        .expect("expected answers");
-    serde_json::from_str(&text).expect("expected json")
-}
-
-/// The first-format fixture, copied where a test may change it.
-fn v1_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("paper-default.redb");
-    std::fs::copy(fixtures().join("paper-v1.redb"), &path).expect("copy fixture");
-    (dir, path)
-}
-
-/// Opens the file directly once the book's lease closed it (dropping the book closes it).
-fn open_released(path: &Path) -> redb::Database {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        match redb::Database::open(path) {
-            Ok(db) => return db,
-            Err(redb::DatabaseError::DatabaseAlreadyOpen)
-                if std::time::Instant::now() < deadline =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            Err(err) => panic!("the file could not be opened: {err}"),
-        }
-    }
-}
-
-fn tables(path: &Path) -> Vec<String> {
-    use redb::{ReadableDatabase, TableHandle};
-    let db = open_released(path);
-    let txn = db.begin_read().expect("read");
-    let mut names: Vec<String> = txn
-        .list_tables()
-        .expect("tables")
-        .map(|t| t.name().to_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn a_first_format_book_answers_exactly_as_before() {
-    let (_dir, path) = v1_copy();
-    assert!(tables(&path).contains(&"paper_orders".to_string()));
+    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
+    assert!(store_fixture::tables(&path).contains(&"paper_orders".to_string()));
     let book = open(&path);
-    assert_eq!(dump(&book), expected());
+    assert_eq!(dump(&book), store_fixture::expected("paper-v1"));
     drop(book);
-    assert_eq!(tables(&path), ["paper_log", "paper_meta"]);
+    assert_eq!(store_fixture::tables(&path), ["paper_log", "paper_meta"]);
 }
 
 #[test]
 fn a_migrated_book_opens_again_unchanged() {
-    let (_dir, path) = v1_copy();
+    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
     open(&path).warm_up().expect("first open migrates");
     let again = open(&path);
-    assert_eq!(dump(&again), expected());
+    assert_eq!(dump(&again), store_fixture::expected("paper-v1"));
     drop(again);
-    assert_eq!(tables(&path), ["paper_log", "paper_meta"]);
+    assert_eq!(store_fixture::tables(&path), ["paper_log", "paper_meta"]);
 }
 
 #[test]
 fn a_migrated_book_takes_new_orders() {
-    let (_dir, path) = v1_copy();
+    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
     let book = open(&path);
     let key = keys(&book)[0].clone();
-    let old = expected();
+    let old = store_fixture::expected("paper-v1");
     let listed = |v: &Value| {
         v["OrdersResponse"]["Order"]
             .as_array()
@@ -275,9 +226,9 @@ fn a_migrated_book_takes_new_orders() {
 #[test]
 fn an_older_etrade_cannot_use_a_migrated_book() {
     use redb::ReadableDatabase;
-    let (_dir, path) = v1_copy();
+    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
     open(&path).warm_up().expect("migrates");
-    let db = open_released(&path);
+    let db = store_fixture::open_released(&path);
     let txn = db.begin_read().expect("read");
     let old_meta: redb::TableDefinition<&str, &str> = redb::TableDefinition::new("paper_meta");
     assert!(matches!(
@@ -294,7 +245,7 @@ fn the_current_format_round_trips() {
     let path = dir.path().join("paper-default.redb");
     let book = open(&path);
     fill(&book);
-    assert_eq!(dump(&book), expected());
+    assert_eq!(dump(&book), store_fixture::expected("paper-v1"));
     drop(book);
-    assert_eq!(dump(&open(&path)), expected());
+    assert_eq!(dump(&open(&path)), store_fixture::expected("paper-v1"));
 }

@@ -3,8 +3,6 @@
 //! that format) reads back exactly as that code read it (`trading-v1.expected.json`), is
 //! migrated once, and takes new writes afterwards.
 
-use std::path::{Path, PathBuf};
-
 use jiff::Timestamp;
 use jiff::civil::{Date, date};
 use runtime::trading::approval::{Channel, Decision};
@@ -14,12 +12,10 @@ use runtime::trading::*;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
+use crate::common::store_fixture;
+
 const DAY: Date = date(2026, 11, 17);
 const ACCOUNT: &str = "JIdOIAcSpwR1Jva7RQBraQ";
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stores")
-}
 
 fn at(second: i64) -> Timestamp {
     // 2025-11-17 15:00:00 UTC (the usage days are passed apart from it).
@@ -178,11 +174,7 @@ fn write_trading_fixture() {
     fill(&store);
     let expected = dump(&store);
     drop(store);
-    let out = fixtures();
-    std::fs::create_dir_all(&out).expect("fixture dir");
-    std::fs::copy(&path, out.join("trading-v1.redb")).expect("copy");
-    let text = serde_json::to_string_pretty(&expected).expect("json");
-    std::fs::write(out.join("trading-v1.expected.json"), text + "\n").expect("expected");
+    store_fixture::save(&path, "trading-v1", &expected);
 }
 
 /// The fixture's content: previews (open, used, approved, rejected, another profile's),
@@ -329,60 +321,15 @@ fn fill(store: &TradingStore) {
     }
 }
 
-fn expected() -> Value {
-    let text = std::fs::read_to_string(fixtures().join("trading-v1.expected.json"))
-        .expect("expected answers");
-    serde_json::from_str(&text).expect("expected json")
-}
-
-/// The first-format fixture, copied where a test may change it.
-fn v1_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("trading.redb");
-    std::fs::copy(fixtures().join("trading-v1.redb"), &path).expect("copy fixture");
-    (dir, path)
-}
-
-/// The file's table names, read once the store let go of it.
-fn tables(path: &Path) -> Vec<String> {
-    use redb::{ReadableDatabase, TableHandle};
-    let db = open_released(path);
-    let txn = db.begin_read().expect("read");
-    let mut names: Vec<String> = txn
-        .list_tables()
-        .expect("tables")
-        .map(|t| t.name().to_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-/// Opens the file directly once the store's lease closed it (its closer runs after the
-/// idle window; dropping the store closes it at once).
-fn open_released(path: &Path) -> redb::Database {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        match redb::Database::open(path) {
-            Ok(db) => return db,
-            Err(redb::DatabaseError::DatabaseAlreadyOpen)
-                if std::time::Instant::now() < deadline =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            Err(err) => panic!("the file could not be opened: {err}"),
-        }
-    }
-}
-
 #[test]
 fn a_first_format_file_reads_back_exactly() {
-    let (_dir, path) = v1_copy();
-    assert!(tables(&path).contains(&"journal".to_string()));
+    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
+    assert!(store_fixture::tables(&path).contains(&"journal".to_string()));
     let store = TradingStore::open(&path).expect("store");
-    assert_eq!(dump(&store), expected());
+    assert_eq!(dump(&store), store_fixture::expected("trading-v1"));
     drop(store);
     assert_eq!(
-        tables(&path),
+        store_fixture::tables(&path),
         ["approval_pin", "approval_pin_events", "meta", "trading"],
         "migrated: one table of records, the PIN's two, the format record"
     );
@@ -390,20 +337,20 @@ fn a_first_format_file_reads_back_exactly() {
 
 #[test]
 fn a_migrated_file_opens_again_unchanged() {
-    let (_dir, path) = v1_copy();
+    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
     drop(TradingStore::open(&path).expect("first open migrates"));
     let again = TradingStore::open(&path).expect("second open");
-    assert_eq!(dump(&again), expected());
+    assert_eq!(dump(&again), store_fixture::expected("trading-v1"));
     drop(again);
     assert_eq!(
-        tables(&path),
+        store_fixture::tables(&path),
         ["approval_pin", "approval_pin_events", "meta", "trading"]
     );
 }
 
 #[test]
 fn a_migrated_file_takes_new_writes() {
-    let (_dir, path) = v1_copy();
+    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
     let store = TradingStore::open(&path).expect("store");
     let before = store
         .daily_usage("sandbox", "default", ACCOUNT, DAY)
@@ -453,7 +400,7 @@ fn a_migrated_file_takes_new_writes() {
         Some(11)
     );
     // The rest is as it was.
-    let mut old = expected();
+    let mut old = store_fixture::expected("trading-v1");
     let mut now = dump(&store);
     for entry in [10, 11] {
         now["entries"][entry] = Value::Null;
@@ -472,9 +419,9 @@ fn a_migrated_file_takes_new_writes() {
 #[test]
 fn an_older_etrade_cannot_use_a_migrated_file() {
     use redb::ReadableDatabase;
-    let (_dir, path) = v1_copy();
+    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
     drop(TradingStore::open(&path).expect("migrates"));
-    let db = open_released(&path);
+    let db = store_fixture::open_released(&path);
     let txn = db.begin_read().expect("read");
     let old_meta: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("meta");
     assert!(matches!(
@@ -496,8 +443,14 @@ fn the_current_format_round_trips() {
         v["pin"]["hash"] = Value::Null;
         v
     };
-    assert_eq!(without_pin(dump(&store)), without_pin(expected()));
+    assert_eq!(
+        without_pin(dump(&store)),
+        without_pin(store_fixture::expected("trading-v1"))
+    );
     drop(store);
     let store = TradingStore::open(&path).expect("reopen");
-    assert_eq!(without_pin(dump(&store)), without_pin(expected()));
+    assert_eq!(
+        without_pin(dump(&store)),
+        without_pin(store_fixture::expected("trading-v1"))
+    );
 }
