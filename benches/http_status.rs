@@ -142,6 +142,15 @@ impl Outcome {
         }
     }
 
+    /// Add one client task's calls.
+    fn add_client(&mut self, run: ClientRun) {
+        self.errors += run.errors;
+        let room = MAX_ERROR_SAMPLES.saturating_sub(self.error_samples.len());
+        self.error_samples
+            .extend(run.error_samples.into_iter().take(room));
+        self.latencies.extend(run.latencies);
+    }
+
     /// Add one round's figures (latencies stay unsorted until the end).
     fn merge(&mut self, round: Outcome) {
         self.window += round.window;
@@ -718,23 +727,10 @@ async fn run_load(target: &Target, settings: &Settings, load: Load) -> Result<Ou
         });
     }
 
-    let mut outcome = Outcome {
-        name: target.name,
-        calls: 0,
-        errors: 0,
-        error_samples: Vec::new(),
-        window: settings.window,
-        latencies: Vec::new(),
-    };
+    let mut outcome = Outcome::empty(target.name);
+    outcome.window = settings.window;
     while let Some(joined) = tasks.join_next().await {
-        let run = joined.map_err(|e| format!("client task: {e}"))?;
-        outcome.errors += run.errors;
-        for e in run.error_samples {
-            if outcome.error_samples.len() < MAX_ERROR_SAMPLES {
-                outcome.error_samples.push(e);
-            }
-        }
-        outcome.latencies.extend(run.latencies);
+        outcome.add_client(joined.map_err(|e| format!("client task: {e}"))?);
     }
     // End the sessions (DELETE), bounded so a stuck server cannot hang the bench. Every task
     // has finished, so each client has one owner again.
@@ -873,14 +869,7 @@ async fn run_raw_load(target: &Target, settings: &Settings) -> Result<Outcome, S
     let mut outcome = Outcome::empty(target.name);
     outcome.window = settings.window;
     while let Some(joined) = tasks.join_next().await {
-        let run = joined.map_err(|e| format!("client task: {e}"))?;
-        outcome.errors += run.errors;
-        for e in run.error_samples {
-            if outcome.error_samples.len() < MAX_ERROR_SAMPLES {
-                outcome.error_samples.push(e);
-            }
-        }
-        outcome.latencies.extend(run.latencies);
+        outcome.add_client(joined.map_err(|e| format!("client task: {e}"))?);
     }
     let _ = http
         .delete(&target.url)
