@@ -107,17 +107,15 @@ impl RecentReads {
         let fresh = last
             .as_ref()
             .is_some_and(|r| r.key == *key && r.at.elapsed() < self.ttl);
-        if !fresh {
-            *last = Some(Read {
+        let read = match last.as_mut() {
+            Some(read) if fresh => read,
+            _ => last.insert(Read {
                 at: Instant::now(),
                 key: key.clone(),
                 loaded: store.load(key),
-            });
-        }
-        let loaded = match last.as_ref() {
-            Some(r) => r.loaded.clone(),
-            None => store.load(key),
+            }),
         };
+        let loaded = read.loaded.clone();
         drop(last);
         estimate_loaded(loaded, store.backend_name(), key, now)
     }
