@@ -9,6 +9,7 @@ pub mod desk;
 pub mod halt;
 pub mod order;
 pub mod pin_hash;
+pub mod pin_strength;
 pub mod policy;
 pub mod reconcile;
 mod recovery;

@@ -7,8 +7,9 @@ use super::prompt::Input;
 use super::setup::Setup;
 use anyhow::{Context, bail};
 use runtime::trading::approval::{self, Channel, Decision};
-use runtime::trading::approval_pin::{ApprovalPin, MIN_LENGTH};
-use runtime::trading::store::{DecisionFor, PinPurpose, TradingStore};
+use runtime::trading::approval_pin::ApprovalPin;
+use runtime::trading::pin_strength::{MIN_LENGTH, MIN_WORDS};
+use runtime::trading::store::{DecisionFor, PinPurpose, StoreError, TradingStore};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -22,13 +23,23 @@ pub struct ApproveRequest<'a> {
 
 pub fn run(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode> {
     let dir = setup.paths.ensure_data_dir()?;
-    let store = Arc::new(
-        TradingStore::open(dir.join("trading.redb")).context("cannot open the trading database")?,
-    );
-    let pin = ApprovalPin::new(store.clone(), dir);
+    let path = dir.join("trading.redb");
     if r.set_pin {
-        return set_pin(&pin);
+        // Setting a PIN is the one approval command that may create the store.
+        let store =
+            Arc::new(TradingStore::open(&path).context("cannot open the trading database")?);
+        return set_pin(&ApprovalPin::new(store, dir));
     }
+    // Deciding creates nothing: a store that was moved away or deleted took its PIN and its
+    // approvals with it, and an empty one made here would approve without a PIN.
+    let store = match TradingStore::open_existing(&path) {
+        Ok(store) => Arc::new(store),
+        Err(StoreError::Missing(at)) => bail!(
+            "there is no trading database at {at}, so there is nothing to approve: `etrade serve` creates it with its first preview. If there was one, it was moved or deleted, and its approval PIN with it: nothing is approved until it is back, or until a new PIN is set with `etrade approve --set-pin` and the order previewed again"
+        ),
+        Err(e) => return Err(e).context("cannot open the trading database"),
+    };
+    let pin = ApprovalPin::new(store.clone(), dir);
     let (environment, profile) = (setup.settings.environment.as_str(), &setup.settings.profile);
     let now = jiff::Timestamp::now();
     if r.list {
@@ -93,14 +104,19 @@ fn set_pin(pin: &ApprovalPin) -> anyhow::Result<ExitCode> {
         }
     }
     let new = input.secret(&format!(
-        "New approval PIN (at least {MIN_LENGTH} characters): "
+        "New approval PIN (at least {MIN_LENGTH} characters, not all digits; or {MIN_WORDS}+ words): "
     ))?;
     if input.secret("The new PIN again: ")? != new {
         bail!("the two PINs differ; the PIN was not changed");
     }
-    pin.set(&new)?;
+    let set = pin.set(&new)?;
     outln!(
-        "The approval PIN is set: etrade approve, the approval page and etrade resume will ask for it."
+        "The approval PIN is set ({}): etrade approve, the approval page, the order ticket and etrade resume will ask for it.",
+        set.strength.as_str()
+    );
+    outln!(
+        "Guessing it from a copy of its hash would take {} on this machine, if it were random over its characters; a word or a pattern is far weaker.",
+        set.offline_cost()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -58,6 +58,13 @@ pub struct DoctorArgs {
     /// Make no request to E*TRADE (skips the clock check).
     #[arg(long)]
     offline: bool,
+    /// The transport `etrade serve` would use: decides which clients may approve.
+    #[arg(long, value_enum, default_value = "stdio")]
+    transport: super::TransportArg,
+    /// The bearer-token file `etrade serve --transport http` would use (its length is
+    /// checked, the token never printed); else `ETRADE_MCP_HTTP_TOKEN`.
+    #[arg(long)]
+    http_token_file: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
@@ -158,7 +165,13 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             check_paper(&mut r, &paths.data_dir, &settings.profile);
         }
         check_trading(&mut r, &paths.data_dir, &settings);
-        check_approval(&mut r, &paths.data_dir, &file, &settings);
+        let token = http_token(&args);
+        let transport = approval::ServeTransport {
+            http: args.transport == super::TransportArg::Http,
+            token: token.as_deref(),
+            allow_trading: args.grants.allow_trading,
+        };
+        check_approval(&mut r, &paths.data_dir, &file, &settings, &transport);
     } else {
         if settings.environment == Environment::Paper {
             r.skip("paper", "not checked: the state folder is unusable.");
@@ -168,6 +181,18 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     }
 
     Ok(r.finish())
+}
+
+/// The token `etrade serve` would read, as it reads it (an unreadable file counts as none:
+/// `etrade serve` then refuses to start and says why).
+fn http_token(args: &DoctorArgs) -> Option<String> {
+    let token = match &args.http_token_file {
+        Some(path) => std::fs::read_to_string(path).ok(),
+        None => std::env::var("ETRADE_MCP_HTTP_TOKEN").ok(),
+    };
+    token
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
 }
 
 /// The MCP revisions this build serves, newest first, as a host's settings name them.

@@ -17,6 +17,7 @@ use runtime::mcp::server::{McpServer, ServerOptions};
 use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
 use runtime::paper::market::SimulatedMarket;
+use runtime::trading::approval::ClientTrust;
 use runtime::trading::approval_pin::{ApprovalPin, LEGACY_FILE_NAME};
 use runtime::trading::desk::OrderDesk;
 use runtime::trading::halt::HaltSwitch;
@@ -78,13 +79,31 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             Arc::new(broker)
         }
     };
+    let policy = trading_policy(&setup);
+    let approving = args.grants.allow_trading && policy.approval_required();
+    let token = match args.transport {
+        TransportArg::Stdio => None,
+        TransportArg::Http => http_token(&args)?,
+    };
+    let client_trust = match args.transport {
+        TransportArg::Stdio => ClientTrust::Host,
+        TransportArg::Http => {
+            runtime::mcp::http::check_approving_token(token.as_deref(), approving)?;
+            runtime::mcp::http::client_trust(token.as_deref())
+        }
+    };
+    if approving && !client_trust.may_approve() {
+        crate::cli::output::noteln!(
+            "etrade-mcp: HTTP without a bearer token: any program on this computer could be a client, so orders are approved only out of band (etrade approve, or the approval page opened in your browser); give --http-token-file to let your MCP client's form or ticket approve"
+        );
+    }
     // Bound before the desk, so the approval page can live beside `/mcp` on a loopback
     // listener; on a network listener it keeps its own loopback port.
     let http = match args.transport {
         TransportArg::Stdio => None,
         TransportArg::Http => Some(BoundHttp::bind(HttpOptions {
             listen: args.listen,
-            token: http_token(&args)?,
+            token,
             max_body_bytes: args.max_body_bytes,
             allowed_hosts: args.allowed_hosts.clone(),
             sessions: SessionLimits {
@@ -98,7 +117,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .filter(|h| h.is_loopback())
         .and_then(BoundHttp::local_addr)
         .map(|addr| format!("http://{addr}"));
-    let (desk, approval_page) = order_desk(&setup, broker.clone(), page_origin)?;
+    let (desk, approval_page) = order_desk(&setup, policy, broker.clone(), page_origin)?;
     let desk = Arc::new(desk);
     let warm_book = paper.clone();
     let handlers = Handlers {
@@ -117,6 +136,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             profile: settings.profile.clone(),
             transport,
             granted: granted.clone(),
+            client_trust,
         },
     )
     .map_err(anyhow::Error::msg)?;
@@ -232,8 +252,20 @@ type Page = Option<(Arc<ApprovalPage>, Option<std::net::TcpListener>)>;
 /// folder, the profile's trading policy, the halt switch (`etrade halt`) and, when the
 /// profile turns it on, the local approval page — at `page_origin` (the loopback MCP HTTP
 /// listener) when given, else on a loopback port of its own.
+/// This profile's trading policy, from its `[trading]` table and the environment.
+fn trading_policy(setup: &Setup) -> TradingPolicy {
+    TradingPolicy::resolve(
+        setup
+            .file
+            .profile(&setup.settings.profile)
+            .and_then(|p| p.trading.as_ref()),
+        setup.settings.environment,
+    )
+}
+
 fn order_desk(
     setup: &Setup,
+    policy: TradingPolicy,
     broker: Arc<dyn Broker>,
     page_origin: Option<String>,
 ) -> anyhow::Result<(OrderDesk, Page)> {
@@ -241,13 +273,6 @@ fn order_desk(
     let store = TradingStore::open_deferred(dir.join("trading.redb"))
         .context("cannot open the trading database")?;
     let settings = &setup.settings;
-    let policy = TradingPolicy::resolve(
-        setup
-            .file
-            .profile(&settings.profile)
-            .and_then(|p| p.trading.as_ref()),
-        settings.environment,
-    );
     let store = Arc::new(store);
     if dir.join(LEGACY_FILE_NAME).exists() {
         // An older version's PIN file moves into the store now, not at the first approval:

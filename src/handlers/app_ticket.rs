@@ -3,17 +3,25 @@
 
 use super::journal_view::order_view;
 use crate::generated;
-use runtime::mcp::dispatch::ToolResult;
+use runtime::mcp::dispatch::{CallContext, ToolResult};
 use runtime::trading::approval::{Decision, summary};
 use runtime::trading::desk::{OrderDesk, TicketView, approve_command};
 use serde_json::{Value, json};
 
-pub async fn get(desk: &OrderDesk, input: generated::GetOrderTicketInput) -> ToolResult {
-    let view = desk.ticket(&input.preview_id).await?;
+pub async fn get(
+    desk: &OrderDesk,
+    ctx: &CallContext,
+    input: generated::GetOrderTicketInput,
+) -> ToolResult {
+    let view = desk.ticket(&input.preview_id, ctx.client_trust).await?;
     Ok(ticket_data(&view, desk))
 }
 
-pub async fn answer(desk: &OrderDesk, input: generated::AnswerOrderTicketInput) -> ToolResult {
+pub async fn answer(
+    desk: &OrderDesk,
+    ctx: &CallContext,
+    input: generated::AnswerOrderTicketInput,
+) -> ToolResult {
     let decision = match input.decision {
         generated::AnswerOrderTicketInputDecision::Approve => Decision::Approved,
         generated::AnswerOrderTicketInputDecision::Reject => Decision::Rejected,
@@ -24,6 +32,7 @@ pub async fn answer(desk: &OrderDesk, input: generated::AnswerOrderTicketInput) 
             &input.preview_hash,
             decision,
             input.pin.as_deref(),
+            ctx.client_trust,
         )
         .await?;
     Ok(json!({

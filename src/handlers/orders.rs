@@ -122,18 +122,18 @@ impl generated::OrdersHandlers for Handlers {
 
     async fn get_order_ticket(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         input: generated::GetOrderTicketInput,
     ) -> ToolResult {
-        super::app_ticket::get(&self.desk, input).await
+        super::app_ticket::get(&self.desk, ctx, input).await
     }
 
     async fn answer_order_ticket(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         input: generated::AnswerOrderTicketInput,
     ) -> ToolResult {
-        super::app_ticket::answer(&self.desk, input).await
+        super::app_ticket::answer(&self.desk, ctx, input).await
     }
 
     async fn list_order_journal(

@@ -134,7 +134,8 @@ fn dump(store: &TradingStore) -> Value {
         "needing_reconciliation": store.needing_reconciliation("sandbox", "default").expect("reconcile"),
         "awaiting_decision": store.awaiting_decision("sandbox", "default", at(100)).expect("awaiting"),
         "pin": store.stored_pin().expect("pin"),
-        "pin_attempts": store.pin_attempts().expect("attempts"),
+        // The one count of format 1 is the terminal's now.
+        "pin_attempts": store.pin_attempts().expect("attempts").terminal,
         "pin_events": store.pin_events(100).expect("events"),
     })
 }
@@ -200,6 +201,8 @@ fn fill(store: &TradingStore) {
     let pin = StoredPin {
         hash: PinHash::new("fixture-pin-2468").expect("pin hash"),
         set_at: at(2),
+        // Format 1 knew no strength classes.
+        strength: Default::default(),
     };
     store.set_pin(&pin).expect("set pin");
     for (id, decision) in [

@@ -391,6 +391,7 @@ async fn decide(
             let title = match refusal {
                 PinRefusal::Wrong { .. } => "Wrong PIN",
                 PinRefusal::Locked { .. } => "PIN locked",
+                PinRefusal::ClockBehind { .. } => "Clock behind",
                 PinRefusal::Unusable(_) => "PIN unusable",
             };
             return page(

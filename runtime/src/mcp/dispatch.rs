@@ -39,8 +39,11 @@ pub struct CallContext {
     pub granted: Vec<&'static str>,
     /// Fires when the client cancels the request or the server shuts down.
     pub cancel: CancellationToken,
-    /// Asks the person at the client (approvals); `None` outside an MCP session.
+    /// Asks the person at the client (approvals); `None` outside an MCP session and for a
+    /// client whose channels may not approve.
     pub ask: Option<std::sync::Arc<dyn crate::trading::approval::AskPerson>>,
+    /// Who may be this client: whether its channels (form, link, ticket) may approve.
+    pub client_trust: crate::trading::approval::ClientTrust,
 }
 
 impl CallContext {

@@ -4,6 +4,7 @@
 
 use crate::mcp::http_sessions::{Refusal, SessionLimits, SessionTable};
 use crate::mcp::server::McpServer;
+use crate::trading::approval::ClientTrust;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
@@ -15,6 +16,27 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+/// The shortest bearer token accepted when its holders' channels may approve orders: a
+/// token that can be guessed would let any local program approve.
+pub const MIN_APPROVING_TOKEN_CHARS: usize = 24;
+
+/// Who may be a client of an HTTP listener: with a token every request must carry it (a
+/// model's fetch tool cannot read it), without one any local program can connect.
+pub fn client_trust(token: Option<&str>) -> ClientTrust {
+    match token {
+        Some(_) => ClientTrust::Token,
+        None => ClientTrust::Anyone,
+    }
+}
+
+/// Refuse a token whose holders may approve orders (`approving`: trading allowed and a
+/// person's approval required) when it is short enough to guess.
+pub fn check_approving_token(token: Option<&str>, approving: bool) -> Result<(), HttpError> {
+    match token.map(|t| t.trim().chars().count()) {
+        Some(n) if approving && n < MIN_APPROVING_TOKEN_CHARS => Err(HttpError::WeakToken(n)),
+        _ => Ok(()),
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -35,6 +57,10 @@ pub enum HttpError {
     TokenRequired(SocketAddr),
     #[error("the HTTP token is empty; put a non-empty token in the file or variable")]
     EmptyToken,
+    #[error(
+        "the HTTP bearer token has {0} characters, and with trading allowed and approval required its holder can approve orders: use at least {MIN_APPROVING_TOKEN_CHARS} random characters (for example `openssl rand -hex 16`)"
+    )]
+    WeakToken(usize),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,

@@ -10,7 +10,7 @@ use crate::mcp::catalog::ToolDescriptor;
 use crate::mcp::dispatch::{CallContext, JsonObject, ToolDispatch, Transport};
 use crate::mcp::input_required::InputRequestAsk;
 use crate::mcp::request_state::{ApprovalStates, StateRefusal, call_binding};
-use crate::trading::approval::{AskPerson, answer_refused};
+use crate::trading::approval::{AskPerson, ClientTrust, answer_refused};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
@@ -50,6 +50,8 @@ pub struct ServerOptions {
     pub profile: String,
     pub transport: Transport,
     pub granted: Vec<&'static str>,
+    /// Who may be a client of this server: whether a client's own channels may approve.
+    pub client_trust: ClientTrust,
 }
 
 /// Cheap to clone: the HTTP transport makes one per session.
@@ -136,11 +138,25 @@ impl McpServer {
         let modern = context
             .protocol_version()
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
-        let (ask, input_requests): (Arc<dyn AskPerson>, _) = if modern {
+        let (ask, input_requests): (Option<Arc<dyn AskPerson>>, _) = if !o
+            .client_trust
+            .may_approve()
+        {
+            // Any local program could be this client: nothing it answers approves, so it is
+            // asked nothing, and an answer it brings was never asked for.
+            if request.request_state.is_some() || request.input_responses.is_some() {
+                tracing::info!(
+                    tool = descriptor.name,
+                    "an input response from a client that may not approve was refused"
+                );
+                return Ok(tool_result(Err(answer_refused()), &meta()).into());
+            }
+            (None, None)
+        } else if modern {
             match self.input_request_ask(descriptor.name, &args, &mut request, &context) {
                 Ok(a) => {
                     let a = Arc::new(a);
-                    (a.clone() as Arc<dyn AskPerson>, Some(a))
+                    (Some(a.clone() as Arc<dyn AskPerson>), Some(a))
                 }
                 Err(refusal) => {
                     // The kind only: the state itself stays out of the logs.
@@ -149,7 +165,7 @@ impl McpServer {
                 }
             }
         } else {
-            (Arc::new(PeerAsk(context.peer.clone())), None)
+            (Some(Arc::new(PeerAsk(context.peer.clone())) as _), None)
         };
         let ctx = CallContext {
             environment: o.environment,
@@ -157,7 +173,8 @@ impl McpServer {
             transport: o.transport,
             granted: o.granted.clone(),
             cancel: ct.clone(),
-            ask: Some(ask),
+            ask,
+            client_trust: o.client_trust,
         };
         let outcome = tokio::select! {
             r = self.inner.dispatch.call(descriptor.name, args, &ctx) => r,

@@ -62,6 +62,38 @@ impl Channel {
     }
 }
 
+/// Who may be at the other end of the MCP connection a call came in on. It decides whether
+/// that client's own channels — the elicitation form, URL elicitation and the order ticket —
+/// may approve: over stdio only the host that started the server holds the pipe, while any
+/// program on this machine can send HTTP requests to a loopback listener (a model's fetch
+/// tool among them) unless every request must carry a bearer token it cannot read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientTrust {
+    /// stdio: the MCP host that started `etrade serve`.
+    Host,
+    /// HTTP with the bearer token required on every request.
+    Token,
+    /// HTTP without a token: any local program can be the client. Its channels approve
+    /// nothing; a person approves out of band (the terminal, or the page opened in their
+    /// browser by the server itself).
+    Anyone,
+}
+
+impl ClientTrust {
+    pub fn may_approve(self) -> bool {
+        self != ClientTrust::Anyone
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientTrust::Host => "host",
+            ClientTrust::Token => "token",
+            ClientTrust::Anyone => "anyone",
+        }
+    }
+}
+
 /// A recorded decision on one preview.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalRecord {

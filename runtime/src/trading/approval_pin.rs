@@ -3,18 +3,22 @@
 //! approve its own orders (`etrade approve --yes`) or lift a person's halt.
 //!
 //! The PIN lives in the trading store beside the approvals it guards ([`StoredPin`]), not
-//! in a file of its own: removing or damaging a file cannot turn it off, and a record that
-//! cannot be read refuses every approval. Wrong PINs are counted there across processes;
-//! from the [`FREE_FAILURES`]th in a row on, each one locks the PIN for longer
-//! ([`lockout_after`]), and while it is locked even the right PIN is refused.
+//! in a file of its own, and a record that cannot be read refuses every approval. Wrong
+//! PINs are counted there across processes, one count for the terminal and one for the
+//! remote channels (page, ticket); from the [`FREE_FAILURES`]th in a row on, each one locks
+//! that channel for longer ([`lockout_after`]), and while it is locked even the right PIN is
+//! refused there. Within one OS account all of this binds only programs that play by it: a
+//! program running as the user can replace the store, or run with its own clock.
 
 use super::pin_hash::{PinHash, PinHashError};
-use super::store::{PinAttempts, PinGate, PinPurpose, StoreError, StoredPin, TradingStore};
+use super::pin_strength::{self, PinStrength, WeakPin};
+use super::store::{
+    PinChannel, PinCounters, PinGate, PinPurpose, StoreError, StoredPin, TradingStore,
+};
 use jiff::{SignedDuration, Timestamp};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-pub use super::pin_hash::MIN_LENGTH;
+use std::time::{Duration, Instant};
 
 /// The file older versions kept the PIN in; it is moved into the store when first seen.
 pub const LEGACY_FILE_NAME: &str = "approval-pin.json";
@@ -38,6 +42,8 @@ pub fn lockout_after(failures: u32) -> Option<SignedDuration> {
 #[derive(Debug, thiserror::Error)]
 pub enum PinError {
     #[error("{0}")]
+    Weak(#[from] WeakPin),
+    #[error("{0}")]
     Hash(#[from] PinHashError),
     #[error("the approval PIN cannot be used: {0}")]
     Store(#[from] StoreError),
@@ -51,8 +57,17 @@ pub enum PinRefusal {
         failures: u32,
         locked_until: Option<Timestamp>,
     },
-    #[error("{}", locked_words(*failures, *until))]
-    Locked { until: Timestamp, failures: u32 },
+    #[error("{}", locked_words(*failures, *until, *channel))]
+    Locked {
+        until: Timestamp,
+        failures: u32,
+        channel: PinChannel,
+    },
+    #[error(
+        "this computer's clock reads earlier than the last wrong PIN recorded ({}): nothing is checked until the clock is right again. If you did not move the clock, something on this computer is tampering with it: run `etrade halt`",
+        last_failure_at.round(jiff::Unit::Second).unwrap_or(*last_failure_at)
+    )]
+    ClockBehind { last_failure_at: Timestamp },
     /// The stored PIN (or an older version's PIN file) cannot be read: nothing passes.
     #[error(
         "the approval PIN cannot be checked ({0}); nothing is approved until it can. See `etrade doctor`"
@@ -74,9 +89,16 @@ fn wrong_words(failures: u32, locked_until: Option<Timestamp>) -> String {
     out
 }
 
-fn locked_words(failures: u32, until: Timestamp) -> String {
+fn locked_words(failures: u32, until: Timestamp, channel: PinChannel) -> String {
+    let (where_, elsewhere) = match channel {
+        PinChannel::Remote => (
+            " on the approval page and the order ticket",
+            " `etrade approve` and `etrade resume` in a terminal on this computer keep their own count and still take it.",
+        ),
+        PinChannel::Terminal => (" in the terminal", ""),
+    };
     format!(
-        "the approval PIN is locked until {} after {failures} wrong PINs in a row: even the right PIN is refused until then. It unlocks by itself; then the right PIN clears the count. If you did not type those PINs, something on this computer is guessing it: run `etrade halt`, and see `etrade doctor`",
+        "the approval PIN is locked{where_} until {} after {failures} wrong PINs in a row: even the right PIN is refused there until then. It unlocks by itself; then the right PIN clears the count.{elsewhere} If you did not type those PINs, something on this computer is guessing it: run `etrade halt`, and see `etrade doctor`",
         until.round(jiff::Unit::Second).unwrap_or(until)
     )
 }
@@ -89,10 +111,33 @@ pub enum PinPosture {
         /// `argon2id`, or `pbkdf2-sha256` for an older version's PIN not yet rehashed.
         kind: &'static str,
         set_at: Option<Timestamp>,
-        attempts: PinAttempts,
+        strength: PinStrength,
+        attempts: PinCounters,
     },
     /// A PIN exists but cannot be read: every approval is refused.
     Unusable(String),
+}
+
+/// What setting a PIN found: its class, and what guessing it from a copy of its hash costs
+/// on this machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PinSet {
+    pub strength: PinStrength,
+    /// One hash on this machine, as measured when the PIN was hashed.
+    pub per_guess: Duration,
+    /// Guesses needed on average, were the PIN random over what it is made of.
+    pub average_guesses: f64,
+}
+
+impl PinSet {
+    /// "about 11,000 core-years (one guess: 0.25 s of a core)".
+    pub fn offline_cost(&self) -> String {
+        format!(
+            "{} (one guess: {:.2} s of a core)",
+            pin_strength::core_time_words(self.average_guesses, self.per_guess),
+            self.per_guess.as_secs_f64()
+        )
+    }
 }
 
 /// The PIN of one state folder, kept in its trading store.
@@ -125,6 +170,7 @@ impl ApprovalPin {
             Ok(Some(pin)) => PinPosture::Set {
                 kind: pin.hash.kind(),
                 set_at: Some(pin.set_at),
+                strength: pin.strength,
                 attempts: self.store.pin_attempts().unwrap_or_default(),
             },
             Err(e) => PinPosture::Unusable(e.to_string()),
@@ -159,16 +205,37 @@ impl ApprovalPin {
                     failures,
                     "approval PIN refused: locked"
                 );
-                return Err(PinRefusal::Locked { until, failures });
+                return Err(PinRefusal::Locked {
+                    until,
+                    failures,
+                    channel: purpose.channel(),
+                });
+            }
+            PinGate::ClockBehind { last_failure_at } => {
+                tracing::warn!(
+                    purpose = purpose.as_str(),
+                    "approval PIN refused: the clock reads earlier than the last wrong PIN"
+                );
+                return Err(PinRefusal::ClockBehind { last_failure_at });
             }
             PinGate::Open(hash) => hash,
         };
         // A record that cannot be used stays counted as a failure: it never passes.
         let right = hash.matches(pin).map_err(|e| unusable(&e))?;
         let rehashed = if right && hash.is_outdated() {
-            PinHash::new(pin)
+            // Rehashed, the PIN keeps the rule it was set under.
+            let strength = self
+                .store
+                .stored_pin()
                 .ok()
-                .map(|hash| StoredPin { hash, set_at: now })
+                .flatten()
+                .map(|p| p.strength)
+                .unwrap_or_default();
+            PinHash::new(pin).ok().map(|hash| StoredPin {
+                hash,
+                set_at: now,
+                strength,
+            })
         } else {
             None
         };
@@ -190,16 +257,25 @@ impl ApprovalPin {
         })
     }
 
-    /// Set (or replace) the PIN. Replacing is the caller's to allow: `etrade approve
+    /// Set (or replace) the PIN, refusing one that breaks the rule for new PINs
+    /// ([`pin_strength::classify`]). Replacing is the caller's to allow: `etrade approve
     /// --set-pin` checks the current PIN through [`ApprovalPin::verify`] first.
-    pub fn set(&self, new: &str) -> Result<(), PinError> {
+    pub fn set(&self, new: &str) -> Result<PinSet, PinError> {
+        let strength = pin_strength::classify(new)?;
+        let started = Instant::now();
         let hash = PinHash::new(new)?;
+        let per_guess = started.elapsed();
         self.store.set_pin(&StoredPin {
             hash,
             set_at: Timestamp::now(),
+            strength,
         })?;
         self.remove_legacy_file();
-        Ok(())
+        Ok(PinSet {
+            strength,
+            per_guess,
+            average_guesses: pin_strength::average_guesses(new),
+        })
     }
 
     /// Move an older version's `approval-pin.json` into the store (once; a PIN already in
@@ -221,7 +297,12 @@ impl ApprovalPin {
             .ok()
             .and_then(|t| Timestamp::try_from(t).ok())
             .unwrap_or_else(Timestamp::now);
-        if self.store.import_pin(&StoredPin { hash, set_at })? {
+        let imported = StoredPin {
+            hash,
+            set_at,
+            strength: PinStrength::Legacy,
+        };
+        if self.store.import_pin(&imported)? {
             tracing::info!("moved the approval PIN from its file into the trading store");
         }
         self.remove_legacy_file();
@@ -266,10 +347,13 @@ mod tests {
         let pin = pin_in(dir.path());
         assert!(!pin.is_set());
         assert!(pin.verify("anything", PinPurpose::ApproveTerminal).is_ok());
+        assert!(matches!(pin.set("12345"), Err(PinError::Weak(_))));
+        assert!(matches!(pin.set("123456"), Err(PinError::Weak(_))));
         assert!(matches!(
-            pin.set("12345"),
-            Err(PinError::Hash(PinHashError::TooShort))
+            pin.set("12345678"),
+            Err(PinError::Weak(WeakPin::AllDigits))
         ));
+        assert!(!pin.is_set(), "a refused PIN is not stored");
         pin.set("CANARY-pin-4821").expect("set");
         assert!(pin.is_set());
         assert!(
@@ -299,8 +383,14 @@ mod tests {
         let pin = pin_in(dir.path());
         pin.set("right-pin-1").expect("set");
         let now = Timestamp::now();
-        for n in 1..=4 {
-            let r = pin.verify_at("wrong-pin", PinPurpose::ApprovePage, now);
+        // The terminal's purposes share one count.
+        for (n, purpose) in (1..=4).zip([
+            PinPurpose::ApproveTerminal,
+            PinPurpose::Resume,
+            PinPurpose::ChangePin,
+            PinPurpose::ApproveTerminal,
+        ]) {
+            let r = pin.verify_at("wrong-pin", purpose, now);
             assert!(
                 matches!(r, Err(PinRefusal::Wrong { failures, locked_until: None }) if failures == n),
                 "{r:?}"
@@ -336,9 +426,16 @@ mod tests {
             pin.verify_at("right-pin-1", PinPurpose::Resume, until)
                 .is_ok()
         );
-        assert_eq!(pin.store.pin_attempts().expect("attempts").failures, 0);
+        assert_eq!(
+            pin.store
+                .pin_attempts()
+                .expect("attempts")
+                .terminal
+                .failures,
+            0
+        );
         assert!(
-            pin.verify_at("wrong-pin", PinPurpose::ApprovePage, until)
+            pin.verify_at("wrong-pin", PinPurpose::ApproveTerminal, until)
                 .is_err_and(|e| matches!(
                     e,
                     PinRefusal::Wrong {
@@ -347,6 +444,98 @@ mod tests {
                     }
                 ))
         );
+    }
+
+    /// A flood of wrong PINs through the page and the ticket locks those channels, and the
+    /// person at the terminal still approves, resumes and changes the PIN.
+    #[test]
+    fn remote_guesses_lock_the_remote_channels_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pin = pin_in(dir.path());
+        pin.set("right-pin-1").expect("set");
+        let now = Timestamp::now();
+        for n in 0..8 {
+            let purpose = if n % 2 == 0 {
+                PinPurpose::ApprovePage
+            } else {
+                PinPurpose::ApproveApp
+            };
+            assert!(pin.verify_at("wrong-pin", purpose, now).is_err());
+        }
+        let counters = pin.store.pin_attempts().expect("attempts");
+        assert_eq!(counters.of(PinChannel::Remote).failures, 5, "{counters:?}");
+        assert_eq!(counters.terminal, Default::default());
+        assert!(matches!(
+            pin.verify_at("right-pin-1", PinPurpose::ApproveApp, now),
+            Err(PinRefusal::Locked { .. })
+        ));
+        for purpose in [
+            PinPurpose::ApproveTerminal,
+            PinPurpose::Resume,
+            PinPurpose::ChangePin,
+        ] {
+            assert!(pin.verify_at("right-pin-1", purpose, now).is_ok());
+        }
+        // The terminal's right PIN leaves the remote lock where it was.
+        assert!(matches!(
+            pin.verify_at("right-pin-1", PinPurpose::ApprovePage, now),
+            Err(PinRefusal::Locked { .. })
+        ));
+    }
+
+    /// A clock moved back behind the last wrong PIN gets nothing checked; the wrong PINs
+    /// of a process whose clock runs ahead stay on the record.
+    #[test]
+    fn an_attempt_on_a_clock_behind_the_last_failure_is_refused_uncounted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pin = pin_in(dir.path());
+        pin.set("right-pin-1").expect("set");
+        let now = Timestamp::now();
+        let ahead = now + SignedDuration::from_hours(72);
+        assert!(
+            pin.verify_at("wrong-pin", PinPurpose::ApproveTerminal, ahead)
+                .is_err()
+        );
+        let behind = pin.verify_at("right-pin-1", PinPurpose::ApproveTerminal, now);
+        assert!(
+            matches!(behind, Err(PinRefusal::ClockBehind { last_failure_at }) if last_failure_at == ahead),
+            "{behind:?}"
+        );
+        assert_eq!(
+            pin.store
+                .pin_attempts()
+                .expect("attempts")
+                .terminal
+                .failures,
+            1,
+            "not counted"
+        );
+        // The other channel has its own record.
+        assert!(
+            pin.verify_at("right-pin-1", PinPurpose::ApprovePage, now)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn setting_a_pin_reports_its_class_and_offline_cost() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pin = pin_in(dir.path());
+        let set = pin.set("red cat sun").expect("set");
+        assert_eq!(set.strength, PinStrength::Passphrase);
+        assert!(set.per_guess > Duration::ZERO);
+        assert!(
+            set.offline_cost().starts_with("about "),
+            "{}",
+            set.offline_cost()
+        );
+        assert!(matches!(
+            pin.posture(),
+            PinPosture::Set {
+                strength: PinStrength::Passphrase,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -32,7 +32,9 @@ mod pin;
 
 use crate::store_lease::{DatabaseLease, LeaseError};
 pub use approvals::{ApprovalError, DecisionFor};
-pub use pin::{PinAttempts, PinEvent, PinEventKind, PinGate, PinPurpose, StoredPin};
+pub use pin::{
+    PinAttempts, PinChannel, PinCounters, PinEvent, PinEventKind, PinGate, PinPurpose, StoredPin,
+};
 
 use format::{
     JOURNAL_START, NEXT_JOURNAL_ID, PREVIEW_END, PREVIEW_START, RECORDS, journal_key, preview_key,
@@ -53,6 +55,9 @@ pub enum StoreError {
     Database(String),
     #[error("a stored record could not be read")]
     Corrupt,
+    /// [`TradingStore::open_existing`] found no database (or an empty file) at the path.
+    #[error("there is no trading database at {0}")]
+    Missing(String),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +124,8 @@ pub struct TradingStore {
     lease: DatabaseLease,
     /// The tables exist in the file (made by this process's first operation).
     tables_made: AtomicBool,
+    /// The first operation may create the database (false: it must exist already).
+    may_create: bool,
 }
 
 impl TradingStore {
@@ -142,7 +149,27 @@ impl TradingStore {
         Ok(TradingStore {
             lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT, "trading-db-closer"),
             tables_made: AtomicBool::new(false),
+            may_create: true,
         })
+    }
+
+    /// Opens a database that exists already, creating nothing: for the commands that decide
+    /// on what it holds (`etrade approve`, `etrade resume`, `etrade doctor`). A missing or
+    /// empty file is [`StoreError::Missing`]: a store that vanished must not come back empty,
+    /// without its PIN or its approvals, just because a command looked for it.
+    pub fn open_existing(path: impl Into<PathBuf>) -> Result<TradingStore, StoreError> {
+        let path = path.into();
+        match fs::metadata(&path) {
+            Ok(m) if m.is_file() && m.len() > 0 => {}
+            _ => return Err(StoreError::Missing(path.display().to_string())),
+        }
+        let store = TradingStore {
+            lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT, "trading-db-closer"),
+            tables_made: AtomicBool::new(false),
+            may_create: false,
+        };
+        store.with_db(|_| Ok::<_, StoreError>(()))?;
+        Ok(store)
     }
 
     /// Runs `f` on the open database, making the file current first (the tables of a new
@@ -157,7 +184,7 @@ impl TradingStore {
         if self.tables_made.load(Ordering::Acquire) {
             return self.lease.with(false, f);
         }
-        let out = self.lease.with(true, |db| {
+        let out = self.lease.with(self.may_create, |db| {
             format::prepare(db)?;
             f(db)
         })?;

@@ -265,12 +265,19 @@ pub(super) fn check_trading(r: &mut Report, data_dir: &Path, settings: &Settings
         );
         return;
     }
-    let opened = TradingStore::open(&path).and_then(|s| {
+    let opened = TradingStore::open_existing(&path).and_then(|s| {
         s.needing_reconciliation(settings.environment.as_str(), &settings.profile)
             .map(|v| v.len())
     });
     match opened {
         Ok(0) => r.ok(name, &format!("{} opens.", path.display())),
+        Err(TradingError::Missing(_)) => r.ok(
+            name,
+            &format!(
+                "{} is still empty; etrade serve fills it at its first preview.",
+                path.display()
+            ),
+        ),
         Ok(n) => r.warn(
             name,
             &format!(

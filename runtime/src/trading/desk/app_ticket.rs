@@ -5,11 +5,12 @@
 //! rule that app-only tools are kept from the model is the trust here, as the elicitation form
 //! trusts its host. So a decision binds to what the ticket was rendered for — the preview id
 //! and the hash of its arguments — is single use, asks for the PIN when one is set (with its
-//! lockout), and is refused when the operator accepts only out-of-band approval.
+//! lockout), and is refused when the operator accepts only out-of-band approval or when the
+//! client's connection is one any local program could have made (HTTP without a token).
 
 use super::{OrderDesk, blocking, store_error};
 use crate::contract::errors::ToolError;
-use crate::trading::approval::{ChannelPolicy, Decision, constant_time_eq};
+use crate::trading::approval::{ChannelPolicy, ClientTrust, Decision, constant_time_eq};
 use crate::trading::approval_pin::ApprovalPin;
 use crate::trading::store::{ApprovalError, DecisionFor, PinPurpose};
 use crate::trading::types::PreviewRecord;
@@ -47,7 +48,8 @@ pub struct TicketView {
     pub status: TicketStatus,
     pub approval_required: bool,
     pub pin_required: bool,
-    /// The operator accepts the app's approval (not only `etrade approve`).
+    /// The app's approval is accepted here: the operator allows it (not only `etrade
+    /// approve`) and the client may approve ([`ClientTrust`]).
     pub app_approval: bool,
 }
 
@@ -59,7 +61,11 @@ impl OrderDesk {
     }
 
     /// This environment's and profile's stored preview `preview_id`, as the ticket shows it.
-    pub async fn ticket(&self, preview_id: &str) -> Result<TicketView, ToolError> {
+    pub async fn ticket(
+        &self,
+        preview_id: &str,
+        client: ClientTrust,
+    ) -> Result<TicketView, ToolError> {
         let preview = self.own_preview(preview_id).await?;
         let approval_required = self.policy.approval_required();
         let status = match (&preview.approval, preview.used_at) {
@@ -70,20 +76,14 @@ impl OrderDesk {
             (None, None) if approval_required => TicketStatus::AwaitingApproval,
             (None, None) => TicketStatus::NotRequired,
         };
-        let pin = self.approval_pin.clone();
-        let pin_required = match pin {
-            // A PIN that cannot be read counts as set: the check then refuses.
-            Some(pin) => tokio::task::spawn_blocking(move || pin.is_set())
-                .await
-                .unwrap_or(true),
-            None => true,
-        };
+        // A PIN that cannot be read counts as set: the check then refuses.
+        let pin_required = self.pin_may_be_set().await;
         Ok(TicketView {
             preview,
             status,
             approval_required,
             pin_required,
-            app_approval: self.app_approval_allowed(),
+            app_approval: self.app_approval_allowed() && client.may_approve(),
         })
     }
 
@@ -95,8 +95,16 @@ impl OrderDesk {
         preview_hash: &str,
         decision: Decision,
         pin: Option<&str>,
+        client: ClientTrust,
     ) -> Result<PreviewRecord, ToolError> {
         self.check_halt()?;
+        if !client.may_approve() {
+            // Rejections too: a program posing as the ticket must not decide the person's
+            // orders either way, and its wrong PINs must not lock the person's page.
+            return Err(ToolError::execution_disabled(
+                "Over HTTP without a bearer token any program on this computer can pose as the order ticket, so the ticket decides nothing here: a person approves with etrade approve in a terminal (or on the approval page the server opens in their browser).",
+            ));
+        }
         if !self.policy.approval_required() {
             return Err(ToolError::execution_disabled(
                 "This profile places orders without a person's approval; there is nothing to approve.",

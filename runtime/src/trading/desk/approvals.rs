@@ -97,9 +97,13 @@ impl OrderDesk {
     /// Ask the person through the MCP client, and record or await their answer. A client
     /// that opens links is offered the approval page when it is on and asks for the PIN,
     /// whatever the channel policy: agreeing to open a page approves nothing, the PIN on it
-    /// does. A client with a form is asked there when the policy allows. Otherwise, or
-    /// without an answer, the refusal says how to approve out of band (and the page, when
-    /// on, opens in the person's browser).
+    /// does. A client with a form is asked there when the policy allows and no PIN is set:
+    /// the form cannot ask for the PIN (MCP forbids secrets in form elicitation), so with a
+    /// PIN it would be a way around it. Otherwise, or without an answer, the refusal says how
+    /// to approve out of band (and the page, when on, opens in the person's browser).
+    ///
+    /// `ask` is the client's way of asking; the caller passes `None` for a client whose
+    /// channels may not approve ([`approval::ClientTrust`]).
     pub async fn ask_approval(
         &self,
         preview: &PreviewRecord,
@@ -123,6 +127,9 @@ impl OrderDesk {
         let Some(asker) = asker else {
             return Err(self.not_approved(preview));
         };
+        if self.pin_may_be_set().await {
+            return Err(self.not_approved(preview));
+        }
         let message = format!(
             "Place this order?\n\n{}\n\nTick \"{PLACE_FIELD}\" and submit to place it; decline to refuse it.",
             approval::summary(preview)
@@ -198,6 +205,17 @@ impl OrderDesk {
                 return Ok(None);
             }
             tokio::time::sleep(DECISION_POLL).await;
+        }
+    }
+
+    /// Whether an approval PIN is (or may be) set: a desk without the PIN, or a PIN record
+    /// that cannot be read, counts as set, so the form is never a way around it.
+    pub(super) async fn pin_may_be_set(&self) -> bool {
+        match self.approval_pin.clone() {
+            Some(pin) => tokio::task::spawn_blocking(move || pin.is_set())
+                .await
+                .unwrap_or(true),
+            None => true,
         }
     }
 

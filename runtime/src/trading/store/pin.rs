@@ -1,10 +1,17 @@
-//! The approval PIN where the approvals are: its hash, the count of wrong PINs in a row and
-//! the lockout they earned, and a log of wrong PINs. Every process that asks for the PIN
-//! (the page inside `etrade serve`, `etrade approve`, `etrade resume`) counts against the
-//! same record, so fresh links, new processes or parallel guesses gain nothing.
+//! The approval PIN where the approvals are: its hash, two counts of wrong PINs in a row
+//! with the lockouts they earned, and a log of wrong PINs.
+//!
+//! The counts are per channel ([`PinChannel`]): PINs that arrive over the network side of
+//! `etrade serve` (the approval page, the order ticket) and PINs typed at this computer's
+//! terminal (`etrade approve`, `etrade resume`, `--set-pin`). A flood of remote guesses
+//! locks the remote channels only, so it cannot lock the person out of approving, resuming
+//! or changing the PIN at the terminal. Every process that asks for the PIN counts against
+//! the same record of its channel, so fresh links, new processes or parallel guesses gain
+//! nothing.
 
 use super::{IntoStore, StoreError, TradingStore, decode, encode};
 use crate::trading::pin_hash::PinHash;
+use crate::trading::pin_strength::PinStrength;
 use jiff::{SignedDuration, Timestamp};
 use redb::{ReadableTable, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
@@ -13,7 +20,9 @@ pub(super) const PIN: TableDefinition<&str, &str> = TableDefinition::new("approv
 pub(super) const PIN_EVENTS: TableDefinition<u64, &str> =
     TableDefinition::new("approval_pin_events");
 const RECORD: &str = "record";
-const ATTEMPTS: &str = "attempts";
+/// The terminal's count (the key older versions kept the one shared count under).
+const TERMINAL_ATTEMPTS: &str = "attempts";
+const REMOTE_ATTEMPTS: &str = "attempts_remote";
 /// The log keeps the newest events; a guesser looping on a locked PIN must not grow the
 /// file without bound.
 const MAX_EVENTS: u64 = 1000;
@@ -23,6 +32,10 @@ const MAX_EVENTS: u64 = 1000;
 pub struct StoredPin {
     pub hash: PinHash,
     pub set_at: Timestamp,
+    /// The rule the PIN met when it was set (a record without it predates the rule, and
+    /// a legacy PIN is written as older versions wrote it).
+    #[serde(default, skip_serializing_if = "PinStrength::is_legacy")]
+    pub strength: PinStrength,
 }
 
 /// Wrong PINs in a row (since the last right one) and the lockout they earned.
@@ -35,6 +48,48 @@ pub struct PinAttempts {
     pub last_failure_at: Option<Timestamp>,
     #[serde(default)]
     pub total_failures: u64,
+}
+
+/// The two counts of wrong PINs, one per channel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PinCounters {
+    pub terminal: PinAttempts,
+    pub remote: PinAttempts,
+}
+
+impl PinCounters {
+    pub fn of(&self, channel: PinChannel) -> &PinAttempts {
+        match channel {
+            PinChannel::Terminal => &self.terminal,
+            PinChannel::Remote => &self.remote,
+        }
+    }
+}
+
+/// Where a PIN was typed, which decides the count it is held against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PinChannel {
+    /// `etrade approve`, `etrade resume`, `--set-pin`: a terminal on this computer.
+    Terminal,
+    /// The approval page and the order ticket: reached through `etrade serve`.
+    Remote,
+}
+
+impl PinChannel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PinChannel::Terminal => "terminal",
+            PinChannel::Remote => "remote",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            PinChannel::Terminal => TERMINAL_ATTEMPTS,
+            PinChannel::Remote => REMOTE_ATTEMPTS,
+        }
+    }
 }
 
 /// What asked for the PIN.
@@ -63,6 +118,15 @@ impl PinPurpose {
             PinPurpose::ChangePin => "etrade approve --set-pin",
         }
     }
+
+    pub fn channel(self) -> PinChannel {
+        match self {
+            PinPurpose::ApprovePage | PinPurpose::ApproveApp => PinChannel::Remote,
+            PinPurpose::ApproveTerminal | PinPurpose::Resume | PinPurpose::ChangePin => {
+                PinChannel::Terminal
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +134,9 @@ impl PinPurpose {
 pub enum PinEventKind {
     WrongPin,
     RefusedWhileLocked,
+    /// Refused because the clock read earlier than the channel's last wrong PIN: the clock
+    /// was moved back (or the attempt's clock is another's).
+    RefusedClockBehind,
     PinSet,
     /// An older version's `approval-pin.json` moved into the store.
     Imported,
@@ -94,6 +161,12 @@ pub enum PinGate {
         until: Timestamp,
         failures: u32,
     },
+    /// The clock reads earlier than the channel's last recorded wrong PIN: nothing is
+    /// checked until it reads later (a lockout must not be undone by moving a clock back
+    /// after moving it forward).
+    ClockBehind {
+        last_failure_at: Timestamp,
+    },
 }
 
 impl TradingStore {
@@ -107,10 +180,13 @@ impl TradingStore {
         })
     }
 
-    pub fn pin_attempts(&self) -> Result<PinAttempts, StoreError> {
+    pub fn pin_attempts(&self) -> Result<PinCounters, StoreError> {
         self.read(|txn| {
             let table = txn.open_table(PIN).db()?;
-            read_attempts(&table)
+            Ok(PinCounters {
+                terminal: read_attempts(&table, PinChannel::Terminal)?,
+                remote: read_attempts(&table, PinChannel::Remote)?,
+            })
         })
     }
 
@@ -127,14 +203,16 @@ impl TradingStore {
         })
     }
 
-    /// Set or replace the PIN (the caller checked the current one) and clear the count.
+    /// Set or replace the PIN (the caller checked the current one) and clear both counts.
     pub fn set_pin(&self, pin: &StoredPin) -> Result<(), StoreError> {
         self.write(|txn| {
             let mut table = txn.open_table(PIN).db()?;
             let json = encode(pin)?;
             table.insert(RECORD, json.as_str()).db()?;
             let json = encode(&PinAttempts::default())?;
-            table.insert(ATTEMPTS, json.as_str()).db()?;
+            for channel in [PinChannel::Terminal, PinChannel::Remote] {
+                table.insert(channel.key(), json.as_str()).db()?;
+            }
             drop(table);
             log_event(txn, PinEventKind::PinSet, None, 0, pin.set_at)
         })
@@ -149,17 +227,18 @@ impl TradingStore {
             }
             let json = encode(pin)?;
             table.insert(RECORD, json.as_str()).db()?;
-            let failures = read_attempts(&table)?.failures;
+            let failures = read_attempts(&table, PinChannel::Terminal)?.failures;
             drop(table);
             log_event(txn, PinEventKind::Imported, None, failures, pin.set_at)?;
             Ok(true)
         })
     }
 
-    /// Start one attempt: refused while locked; otherwise counted as a failure now (and the
-    /// lockout that failure would earn set now), so that an attempt that never finishes, or
-    /// many at once, cannot guess past the limit. [`TradingStore::finish_pin_attempt`]
-    /// clears the count when the PIN was right.
+    /// Start one attempt against the count of `purpose`'s channel: refused while locked,
+    /// or while `now` is earlier than the channel's last wrong PIN; otherwise counted as a
+    /// failure now (and the lockout that failure would earn set now), so that an attempt
+    /// that never finishes, or many at once, cannot guess past the limit.
+    /// [`TradingStore::finish_pin_attempt`] clears the count when the PIN was right.
     pub fn begin_pin_attempt(
         &self,
         purpose: PinPurpose,
@@ -172,7 +251,21 @@ impl TradingStore {
                 Some(json) => decode::<StoredPin>(json.value())?.hash,
                 None => return Ok(PinGate::NotSet),
             };
-            let mut attempts = read_attempts(&table)?;
+            let channel = purpose.channel();
+            let mut attempts = read_attempts(&table, channel)?;
+            if let Some(last) = attempts.last_failure_at.filter(|last| now < *last) {
+                drop(table);
+                log_event(
+                    txn,
+                    PinEventKind::RefusedClockBehind,
+                    Some(purpose),
+                    attempts.failures,
+                    now,
+                )?;
+                return Ok(PinGate::ClockBehind {
+                    last_failure_at: last,
+                });
+            }
             if let Some(until) = attempts.locked_until.filter(|u| now < *u) {
                 drop(table);
                 log_event(
@@ -192,14 +285,15 @@ impl TradingStore {
                 .and_then(|d| now.checked_add(d).ok())
                 .or(attempts.locked_until);
             let json = encode(&attempts)?;
-            table.insert(ATTEMPTS, json.as_str()).db()?;
+            table.insert(channel.key(), json.as_str()).db()?;
             Ok(PinGate::Open(hash))
         })
     }
 
     /// End an attempt [`TradingStore::begin_pin_attempt`] let through. A right PIN clears
-    /// the count and the lockout (and stores `rehashed`, the PIN under current parameters,
-    /// when given); a wrong one stays counted and is logged. Returns the count as it stands.
+    /// its channel's count and lockout (and stores `rehashed`, the PIN under current
+    /// parameters, when given); a wrong one stays counted and is logged. Returns the
+    /// channel's count as it stands.
     pub fn finish_pin_attempt(
         &self,
         right: bool,
@@ -209,7 +303,8 @@ impl TradingStore {
     ) -> Result<PinAttempts, StoreError> {
         self.write(|txn| {
             let mut table = txn.open_table(PIN).db()?;
-            let mut attempts = read_attempts(&table)?;
+            let channel = purpose.channel();
+            let mut attempts = read_attempts(&table, channel)?;
             if right {
                 attempts.failures = 0;
                 attempts.locked_until = None;
@@ -222,7 +317,7 @@ impl TradingStore {
                 attempts.total_failures = attempts.total_failures.saturating_add(1);
             }
             let json = encode(&attempts)?;
-            table.insert(ATTEMPTS, json.as_str()).db()?;
+            table.insert(channel.key(), json.as_str()).db()?;
             drop(table);
             if !right {
                 log_event(
@@ -240,8 +335,9 @@ impl TradingStore {
 
 fn read_attempts(
     table: &impl ReadableTable<&'static str, &'static str>,
+    channel: PinChannel,
 ) -> Result<PinAttempts, StoreError> {
-    match table.get(ATTEMPTS).db()? {
+    match table.get(channel.key()).db()? {
         Some(json) => decode(json.value()),
         None => Ok(PinAttempts::default()),
     }
