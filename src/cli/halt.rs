@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use runtime::paths::StatePaths;
 use runtime::trading::approval_pin::{ApprovalPin, LEGACY_FILE_NAME};
 use runtime::trading::halt::{Halt, HaltError, HaltRecords, HaltScope, HaltSwitch, current_user};
-use runtime::trading::store::{PinPurpose, TradingStore};
+use runtime::trading::store::{PinPurpose, StoreError, TradingStore};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -119,10 +119,17 @@ pub fn resume(args: ResumeArgs) -> anyhow::Result<ExitCode> {
 fn check_pin(records: &HaltRecords) -> anyhow::Result<()> {
     let dir = records.dir();
     let store_path = dir.join("trading.redb");
-    if !store_path.exists() && !dir.join(LEGACY_FILE_NAME).exists() {
-        return Ok(());
-    }
-    let store = TradingStore::open(store_path).context("cannot open the trading database")?;
+    // Creates no store: without one (and without an older version's PIN file) no PIN was
+    // ever set here. A program with a shell can move the store away, as it can delete the
+    // halt file itself; the README's tier (c) says so.
+    let store = match TradingStore::open_existing(&store_path) {
+        Ok(store) => store,
+        Err(StoreError::Missing(_)) if !dir.join(LEGACY_FILE_NAME).exists() => return Ok(()),
+        Err(StoreError::Missing(_)) => {
+            TradingStore::open(&store_path).context("cannot open the trading database")?
+        }
+        Err(e) => return Err(e).context("cannot open the trading database"),
+    };
     let pin = ApprovalPin::new(Arc::new(store), dir);
     if !pin.is_set() {
         return Ok(());

@@ -175,8 +175,9 @@ async fn a_model_that_fetches_every_url_it_is_shown_cannot_approve() {
 }
 
 /// Tier (c): a program that learned the page's address guesses PINs, asking for a fresh
-/// link whenever one dies. The count is the store's: after five wrong PINs the PIN locks,
-/// the right PIN is refused on the page and in `etrade approve`, and nothing is placed.
+/// link whenever one dies. The count is the store's: after five wrong PINs the page and the
+/// ticket lock, the right PIN is refused on the page, and nothing is placed; the person at
+/// the terminal, whose count is their own, still approves.
 #[tokio::test]
 async fn pin_guesses_through_the_page_lock_out_across_fresh_links() {
     let s = sandbox("atk-page-pin", PAGE).await;
@@ -231,13 +232,6 @@ async fn pin_guesses_through_the_page_lock_out_across_fresh_links() {
     let (status, body) = submit(&url, &format!("decision=approve&pin={PIN}")).await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("locked"), "{body}");
-    let cli = s.cli(&["approve", &id, "--yes"], &format!("{PIN}\n")).await;
-    let said = common::output_text(&cli);
-    assert!(
-        !cli.status.success() && said.contains("locked until"),
-        "{said}"
-    );
-    assert!(!said.contains(PIN));
     let (err, p) = place(&s, &id).await;
     assert!(err && p["error"]["code"] == "execution_disabled", "{p}");
     assert_eq!(s.requests_on(PLACE).len(), 0);
@@ -245,9 +239,18 @@ async fn pin_guesses_through_the_page_lock_out_across_fresh_links() {
     let doctor = s.cli(&["doctor"], "").await;
     let said = common::output_text(&doctor);
     assert!(
-        said.contains("approval PIN") && said.contains("locked until"),
+        said.contains("approval PIN") && said.contains("pin (page, ticket): locked until"),
         "{said}"
     );
+
+    // The flood did not lock the person out: the terminal keeps its own count.
+    let cli = s.cli(&["approve", &id, "--yes"], &format!("{PIN}\n")).await;
+    let said = common::output_text(&cli);
+    assert!(cli.status.success(), "{said}");
+    assert!(!said.contains(PIN));
+    let (err, p) = place(&s, &id).await;
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
 }
 
 /// Tier (c): `etrade approve` on standard input, one process a guess. The fifth wrong PIN

@@ -11,3 +11,4 @@ mod approval_attacks;
 mod approval_page;
 mod approvals;
 mod approvals_mrtr;
+mod only_a_person;

@@ -92,13 +92,13 @@ fn wrong_words(failures: u32, locked_until: Option<Timestamp>) -> String {
 fn locked_words(failures: u32, until: Timestamp, channel: PinChannel) -> String {
     let (where_, elsewhere) = match channel {
         PinChannel::Remote => (
-            " on the approval page and the order ticket",
+            "on the approval page and the order ticket",
             " `etrade approve` and `etrade resume` in a terminal on this computer keep their own count and still take it.",
         ),
-        PinChannel::Terminal => (" in the terminal", ""),
+        PinChannel::Terminal => ("in the terminal", ""),
     };
     format!(
-        "the approval PIN is locked{where_} until {} after {failures} wrong PINs in a row: even the right PIN is refused there until then. It unlocks by itself; then the right PIN clears the count.{elsewhere} If you did not type those PINs, something on this computer is guessing it: run `etrade halt`, and see `etrade doctor`",
+        "the approval PIN is locked until {} {where_} after {failures} wrong PINs in a row: even the right PIN is refused there until then. It unlocks by itself; then the right PIN clears the count.{elsewhere} If you did not type those PINs, something on this computer is guessing it: run `etrade halt`, and see `etrade doctor`",
         until.round(jiff::Unit::Second).unwrap_or(until)
     )
 }
