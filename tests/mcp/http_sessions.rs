@@ -2,7 +2,8 @@
 //! http` binary: a flood of `initialize` requests stays within the cap and a memory bound,
 //! a refused session gets 503 with a JSON-RPC error, DELETE and the idle timeout free
 //! slots, closed sessions give their memory back, and at the cap the longest-idle session
-//! gives way while one in use does not.
+//! gives way while one in use does not, and pinging a session does not keep it from giving
+//! way.
 //!
 //! Plain HTTP requests (reqwest), so a failure names the exact status and body. Nothing
 //! here asserts on speed: the time limits are hang guards, and the sleeps wait out the idle
@@ -572,4 +573,44 @@ async fn the_longest_idle_session_gives_way_but_not_one_in_use() {
     drop(stream);
     let stderr = server.stop_for_stderr().await;
     assert_eq!(stderr.matches(EVICTED).count(), 1, "{stderr}");
+}
+
+/// The flood of the attack pass: a client fills the other slots and pings them without
+/// end, which used to count as activity and so kept every slot busy. Pings are not work:
+/// at the cap the pinged session gives way, and the person's session, which did work but
+/// has been idle as long, stays.
+#[tokio::test]
+async fn pinging_every_slot_holds_none_of_them() {
+    // Idle timeout 10 s: a session may give way after 2 s without work.
+    let server = http_server(&["--max-sessions", "2", "--session-idle-timeout", "10"]).await;
+    let url = server.url.clone();
+    let http = new_http();
+    let person = open(&http, &url).await;
+    assert_alive(&http, &url, &person, "the person's session works").await;
+    let flood = open(&http, &url).await;
+    let pinger = {
+        let (http, url, flood) = (http.clone(), url.clone(), flood.clone());
+        tokio::spawn(async move {
+            // Bounded: 40 pings over 4 s, then it stops by itself.
+            for n in 0..40 {
+                let ping = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, 100 + n);
+                let r = send(&http, reqwest::Method::POST, &url, Some(ping), Some(&flood)).await;
+                if r.map(|r| r.status != 200).unwrap_or(true) {
+                    return n;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            40
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    let newcomer = open(&http, &url).await;
+    let pings = pinger.await.expect("pinger");
+    assert!(
+        pings < 40,
+        "the pinged session was ended ({pings} pings answered)"
+    );
+    assert_gone(&http, &url, &flood, "the pinged session gave way").await;
+    assert_alive(&http, &url, &person, "the person's session stays").await;
+    assert_alive(&http, &url, &newcomer, "the newcomer").await;
 }

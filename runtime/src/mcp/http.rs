@@ -2,7 +2,7 @@
 //! loopback by default, Origin validation, a bearer token for anything else, a body limit,
 //! deadlines for request heads and bodies, and a cap on sessions (`http_sessions`).
 
-use crate::mcp::http_sessions::{Refusal, SessionLimits, SessionTable};
+use crate::mcp::http_sessions::{Activity, Refusal, SessionLimits, SessionTable};
 use crate::mcp::server::McpServer;
 use crate::trading::approval::ClientTrust;
 use axum::extract::{Request, State};
@@ -268,11 +268,12 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
             return r;
         }
     };
+    let activity = activity_of(&parts.method, &bytes);
     let session = parts
         .headers
         .get(HEADER_SESSION_ID)
         .and_then(|v| v.to_str().ok())
-        .map(|id| guard.sessions.touch(id));
+        .map(|id| guard.sessions.touch(id, activity));
     let method = parts.method.clone();
     match session {
         // A session the table does not know: rmcp answers 404.
@@ -283,7 +284,7 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
                 guard.sessions.forget(&id);
                 response
             } else if is_event_stream(&response) {
-                hold_while_streaming(response, guard.sessions.hold(id))
+                hold_while_streaming(response, guard.sessions.hold(id, activity))
             } else {
                 response
             }
@@ -316,6 +317,21 @@ struct Peek {
     id: Option<serde_json::Value>,
     #[serde(default)]
     method: Option<String>,
+}
+
+/// Whether a request does work for its session: anything but a GET stream, `ping` and
+/// `notifications/initialized` (a body this parse cannot read counts as work: it then
+/// weighs for the client, never against it).
+fn activity_of(method: &axum::http::Method, body: &[u8]) -> Activity {
+    if method == axum::http::Method::GET {
+        return Activity::KeepAlive;
+    }
+    match serde_json::from_slice::<Peek>(body) {
+        Ok(Peek {
+            method: Some(m), ..
+        }) if m == "ping" || m == "notifications/initialized" => Activity::KeepAlive,
+        _ => Activity::Work,
+    }
 }
 
 /// Whether rmcp could open a session for this body: an `initialize`, or anything this

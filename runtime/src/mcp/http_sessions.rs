@@ -4,13 +4,22 @@
 //! opens it, so without a cap a client that loops on `initialize` (or one that reconnects
 //! without ever sending DELETE) grows the process until it is killed.
 //!
-//! At the cap a new session takes the place of the one idle longest, provided it has had no
-//! request for at least a fifth of the idle timeout (60 s by default) and has no answer or
-//! GET stream open; otherwise the new one is refused with 503. Refusing alone would lock a
-//! person out for a whole idle timeout after some client leaked sessions; evicting the
-//! oldest regardless would let whoever opens sessions fastest end a person's session while
-//! it is in use. A determined local client can still hold every slot by keeping its
-//! sessions busy: the cap bounds memory, it cannot tell one local caller from another.
+//! At the cap a new session takes the place of one that gives way, or is refused with 503.
+//! Which gives way is unfair to a flood rather than to a person:
+//! - a session gives way only after no work for a fifth of the idle timeout (60 s by
+//!   default), and never while it has an answer or a GET stream open;
+//! - only work counts: a request or answer other than `ping`, `notifications/initialized`
+//!   or a GET stream, so pinging every slot holds none of them;
+//! - of the sessions that may give way, those that never did any work (opened, perhaps
+//!   pinged, nothing else) go first, then the one idle longest: a flood that opens sessions
+//!   in a loop ends its own before a person's that did work.
+//!
+//! Refusing alone would lock a person out for a whole idle timeout after some client leaked
+//! sessions; evicting the oldest regardless would let whoever opens sessions fastest end a
+//! person's session while it is in use. A determined local client can still hold every slot
+//! by doing real work in each: the cap bounds memory, it cannot tell one local caller from
+//! another. A bearer token can: with one configured, a client without it gets 401 before
+//! the table sees it.
 //!
 //! The table sits in the HTTP middleware rather than behind rmcp's `SessionManager`, as
 //! that is where each session is born (the `Mcp-Session-Id` of an admitted `initialize`
@@ -28,6 +37,17 @@ pub const DEFAULT_MAX_SESSIONS: usize = 256;
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// A session idle this fraction of the idle timeout may give way to a new one at the cap.
 const EVICTABLE_AFTER_FRACTION: u32 = 5;
+
+/// What a request does for its session's standing at the cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    /// A request or answer that does something for the client.
+    Work,
+    /// `ping`, `notifications/initialized`, or a GET stream: keeps a connection and does no
+    /// work, so it does not count as activity (an open GET stream still keeps the session
+    /// in use while it lasts).
+    KeepAlive,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionLimits {
@@ -84,7 +104,10 @@ struct Book {
 struct Use {
     /// The map's key again, so a request can borrow the id without allocating one.
     id: SessionId,
+    /// The end of its last work (or when it opened, if it has done none).
     last_active: Instant,
+    /// It has done work since it opened.
+    worked: bool,
     /// Answers and GET streams still open: while any is, the session is in use.
     open: usize,
 }
@@ -156,14 +179,16 @@ impl SessionTable {
             return Ok((Ticket { table: self }, None));
         }
         let now = Instant::now();
+        // Sessions that never worked go first, then the longest idle.
         let grace = self.limits.evictable_after();
-        let mut victim: Option<(&SessionId, Instant)> = None;
+        let mut victim: Option<(&SessionId, (bool, Instant))> = None;
         let mut soonest = grace;
         for (id, u) in book.live.iter().filter(|(_, u)| u.open == 0) {
             let idle = now.saturating_duration_since(u.last_active);
             soonest = soonest.min(grace.saturating_sub(idle));
-            if idle >= grace && victim.is_none_or(|(_, last)| u.last_active < last) {
-                victim = Some((id, u.last_active));
+            let rank = (u.worked, u.last_active);
+            if idle >= grace && victim.is_none_or(|(_, best)| rank < best) {
+                victim = Some((id, rank));
             }
         }
         let Some(id) = victim.map(|(id, _)| id.clone()) else {
@@ -182,21 +207,26 @@ impl SessionTable {
     }
 
     /// A request in session `id`: the table's own id for it, if the session is known.
-    pub fn touch(&self, id: &str) -> Option<SessionId> {
+    pub fn touch(&self, id: &str, activity: Activity) -> Option<SessionId> {
         let mut book = self.book();
         let u = book.live.get_mut(id)?;
-        u.last_active = Instant::now();
+        if activity == Activity::Work {
+            u.last_active = Instant::now();
+            u.worked = true;
+        }
         Some(u.id.clone())
     }
 
-    /// The session is in use until the returned value is dropped (with the answer's body).
-    pub fn hold(self: &Arc<Self>, id: SessionId) -> InUse {
+    /// The session's answer (or GET stream) is open until the returned value is dropped
+    /// with the answer's body.
+    pub fn hold(self: &Arc<Self>, id: SessionId, activity: Activity) -> InUse {
         if let Some(u) = self.book().live.get_mut(&id) {
             u.open += 1;
         }
         InUse {
             table: self.clone(),
             id,
+            activity,
         }
     }
 
@@ -229,6 +259,7 @@ impl Ticket<'_> {
         let u = Use {
             id: id.clone(),
             last_active: Instant::now(),
+            worked: false,
             open: 0,
         };
         book.live.insert(id, u);
@@ -250,13 +281,16 @@ impl Drop for Ticket<'_> {
 pub struct InUse {
     table: Arc<SessionTable>,
     id: SessionId,
+    activity: Activity,
 }
 
 impl Drop for InUse {
     fn drop(&mut self) {
         if let Some(u) = self.table.book().live.get_mut(&self.id) {
             u.open = u.open.saturating_sub(1);
-            u.last_active = Instant::now();
+            if self.activity == Activity::Work {
+                u.last_active = Instant::now();
+            }
         }
     }
 }
@@ -276,6 +310,13 @@ mod tests {
         let mut book = table.book();
         if let Some(u) = book.live.get_mut(id) {
             u.last_active = Instant::now() - d;
+        }
+    }
+
+    /// Mark `id` as having worked, keeping how long it has been idle.
+    fn worked(table: &SessionTable, id: &str) {
+        if let Some(u) = table.book().live.get_mut(id) {
+            u.worked = true;
         }
     }
 
@@ -332,9 +373,12 @@ mod tests {
         idle_for(&t, "busy", Duration::from_secs(1000));
         idle_for(&t, "old", Duration::from_secs(100));
         idle_for(&t, "older", Duration::from_secs(200));
-        let key = t.touch("busy").expect("known");
+        for id in ["busy", "old", "older"] {
+            worked(&t, id);
+        }
+        let key = t.touch("busy", Activity::Work).expect("known");
         idle_for(&t, "busy", Duration::from_secs(1000));
-        let held = t.hold(key);
+        let held = t.hold(key, Activity::Work);
         open(&t, "new").await;
         let live = |t: &SessionTable| {
             let mut ids: Vec<String> = t.book().live.keys().map(|k| k.to_string()).collect();
@@ -343,13 +387,62 @@ mod tests {
         };
         assert_eq!(live(&t), ["busy", "new", "old"]);
         assert!(!t.manager.sessions.read().await.contains_key("older"));
+        worked(&t, "new");
         open(&t, "newer").await;
         assert_eq!(live(&t), ["busy", "new", "newer"]);
+        worked(&t, "newer");
         // Only the held session has been idle long enough, and it is in use.
         assert!(t.admit().await.is_err());
         drop(held);
         // Released just now: idle again only after the grace period.
         assert!(t.admit().await.is_err());
+    }
+
+    /// A flood that pings every slot holds none of them: pings are not work.
+    #[tokio::test]
+    async fn pings_do_not_keep_a_session_from_giving_way() {
+        let t = table(2, 300);
+        open(&t, "person").await;
+        open(&t, "flood").await;
+        let person = t.touch("person", Activity::Work).expect("known");
+        drop(t.hold(person, Activity::Work));
+        idle_for(&t, "person", Duration::from_secs(30));
+        idle_for(&t, "flood", Duration::from_secs(60));
+        let ping = t.touch("flood", Activity::KeepAlive).expect("known");
+        drop(t.hold(ping, Activity::KeepAlive));
+        // The flood's session pinged just now and still gives way; the person's, which
+        // worked 30 s ago, stays.
+        open(&t, "new").await;
+        let live: Vec<String> = t.book().live.keys().map(|k| k.to_string()).collect();
+        assert!(live.contains(&"person".to_string()), "{live:?}");
+        assert!(!live.contains(&"flood".to_string()), "{live:?}");
+    }
+
+    /// Of the sessions that may give way, one that never worked goes before one that did,
+    /// however long the other has been idle.
+    #[tokio::test]
+    async fn sessions_that_never_worked_give_way_first() {
+        let t = table(3, 300);
+        for id in ["worker", "opener-1", "opener-2"] {
+            open(&t, id).await;
+        }
+        worked(&t, "worker");
+        idle_for(&t, "worker", Duration::from_secs(250));
+        idle_for(&t, "opener-1", Duration::from_secs(61));
+        idle_for(&t, "opener-2", Duration::from_secs(62));
+        open(&t, "a").await;
+        open(&t, "b").await;
+        let mut live: Vec<String> = t.book().live.keys().map(|k| k.to_string()).collect();
+        live.sort();
+        assert_eq!(live, ["a", "b", "worker"]);
+        open(&t, "c").await;
+        let mut live: Vec<String> = t.book().live.keys().map(|k| k.to_string()).collect();
+        live.sort();
+        assert_eq!(
+            live,
+            ["a", "b", "c"],
+            "then the one that worked, idle past the grace"
+        );
     }
 
     #[tokio::test]
