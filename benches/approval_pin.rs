@@ -10,6 +10,7 @@
 mod summary;
 
 use runtime::trading::pin_hash::{self, PinHash};
+use runtime::trading::pin_strength::{average_guesses, classify, core_time_words};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -54,6 +55,16 @@ fn main() {
         "offline, one core: every 6-digit PIN in {six_digits_days:.1} days (PBKDF2: {:.1} hours)",
         legacy.as_secs_f64() * 1e6 / 3600.0
     );
+    // The weakest PINs the rule for new PINs accepts: 8 characters of digits and one
+    // lower-case letter class, and three short words.
+    for weakest in ["1234567a", "red cat sun"] {
+        let class = classify(weakest).map(|c| c.as_str()).unwrap_or("refused");
+        println!(
+            "offline, on average, the weakest accepted ({class}): {:.1e} guesses, {}",
+            average_guesses(weakest),
+            core_time_words(average_guesses(weakest), argon)
+        );
+    }
     summary::report(
         "one approval-PIN guess (argon2id, 64 MiB)",
         argon.as_secs_f64() * 1e3,
