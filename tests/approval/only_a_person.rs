@@ -688,3 +688,45 @@ async fn approve_on_a_store_that_was_moved_away_refuses() {
     assert!(!store.exists(), "doctor created a store");
     assert!(String::from_utf8_lossy(&doctor.stdout).contains("trading db"));
 }
+
+/// A PIN set under the older rule (the format-1 store's, six characters or more) keeps
+/// working until it is changed, and `etrade doctor` warns about it; doctor also reports
+/// which channels an unauthenticated HTTP client could approve through: none.
+#[tokio::test]
+async fn an_older_pin_keeps_working_and_doctor_warns_about_it() {
+    let home = home_with("");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/stores/trading-v1.redb"
+    );
+    std::fs::copy(fixture, home.path().join("trading.redb")).expect("copy the fixture");
+    let doctor = cli(&home, &["doctor", "--offline", "--transport", "http"], "").await;
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains("warn approval:") && report.contains("strength: legacy"),
+        "{report}"
+    );
+    assert!(
+        report.contains("Next: etrade approve --set-pin"),
+        "{report}"
+    );
+    assert!(
+        report.contains("http approval: an unauthenticated local client can approve through: none"),
+        "{report}"
+    );
+    assert!(report.contains("tier (c): not held"), "{report}");
+    const NEW_PIN: &str = "CANARY-renewed-pin-5150";
+    let changed = cli(
+        &home,
+        &["approve", "--set-pin"],
+        &format!("fixture-pin-2468\n{NEW_PIN}\n{NEW_PIN}\n"),
+    )
+    .await;
+    assert!(changed.status.success(), "{}", output_text(&changed));
+    let doctor = cli(&home, &["doctor", "--offline"], "").await;
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        report.contains("ok   approval:") && report.contains("strength: 8+ characters"),
+        "{report}"
+    );
+}

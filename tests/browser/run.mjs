@@ -125,7 +125,10 @@ async function seed(key) {
 
 async function main() {
   begin("connect the MCP client (advertising io.modelcontextprotocol/ui)");
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+  // The host's bearer token: over HTTP only a client holding it may approve on the ticket.
+  const token = process.env.MCP_BEARER_TOKEN;
+  const options = token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), options));
   say(`server: ${show(client.getServerVersion())}`);
 
   begin("tools/list: _meta.ui on the app tools");

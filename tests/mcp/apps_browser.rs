@@ -13,6 +13,8 @@ use crate::common;
 use std::path::Path;
 
 const PROFILE: &str = "appsweb";
+/// The host's bearer token (long enough for a holder that may approve).
+const BEARER_TOKEN: &str = "apps-browser-host-token-8f21c0d7";
 
 #[tokio::test]
 async fn apps_render_and_approve_in_headless_chromium() {
@@ -46,18 +48,31 @@ async fn apps_render_and_approve_in_headless_chromium() {
         .expect("etrade paper advance");
     assert!(out.status.success(), "{}", common::output_text(&out));
 
-    let mut server =
-        common::try_http_server_in(home, &["--profile", PROFILE, "--allow-trading"], &[])
-            .await
-            .unwrap_or_else(|stderr| {
-                panic!("etrade serve --transport http did not start:\n{stderr}")
-            });
+    // The host holds the bearer token: over HTTP only a client that holds it may approve
+    // on the ticket (README, "HTTP and approvals").
+    let token_file = tempfile::NamedTempFile::new().expect("token file");
+    std::fs::write(token_file.path(), BEARER_TOKEN).expect("token");
+    let token_path = token_file.path().to_string_lossy().to_string();
+    let mut server = common::try_http_server_in(
+        home,
+        &[
+            "--profile",
+            PROFILE,
+            "--allow-trading",
+            "--http-token-file",
+            &token_path,
+        ],
+        &[],
+    )
+    .await
+    .unwrap_or_else(|stderr| panic!("etrade serve --transport http did not start:\n{stderr}"));
 
     let shots = root.join("target/apps-screenshots");
     let run = tokio::process::Command::new("node")
         .arg(browser.join("run.mjs"))
         .arg(&server.url)
         .arg(&shots)
+        .env("MCP_BEARER_TOKEN", BEARER_TOKEN)
         .current_dir(root)
         .kill_on_drop(true)
         .output();
