@@ -13,3 +13,4 @@ pub mod reads;
 pub mod request_state;
 pub mod server;
 pub mod status;
+pub mod stdio;

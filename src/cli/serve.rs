@@ -179,7 +179,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             }
         }
         match http {
-            None => runtime::mcp::server::serve_stdio(server, shutdown)
+            None => runtime::mcp::stdio::serve_stdio(server, shutdown)
                 .await
                 .map_err(anyhow::Error::msg),
             Some(mut bound) => {

@@ -117,10 +117,37 @@ async fn place_once(
     responses: Option<InputResponses>,
     state: Option<String>,
 ) -> CallToolResponse {
+    try_place_once(client, id, responses, state)
+        .await
+        .expect("tools/call")
+}
+
+async fn try_place_once(
+    client: &Modern,
+    id: &str,
+    responses: Option<InputResponses>,
+    state: Option<String>,
+) -> Result<CallToolResponse, rmcp::ServiceError> {
     let mut params = place_params(id);
     params.input_responses = responses;
     params.request_state = state;
-    client.call_tool_once(params).await.expect("tools/call")
+    client.call_tool_once(params).await
+}
+
+/// A state (or an answer without one) that approves nothing is refused as a JSON-RPC
+/// error, Invalid params: it is the client's protocol data, not a tool argument.
+fn assert_state_refused(r: Result<CallToolResponse, rmcp::ServiceError>) {
+    match r {
+        Err(rmcp::ServiceError::McpError(e)) => {
+            assert_eq!(e.code.0, -32602, "{e:?}");
+            assert_eq!(
+                e.data.as_ref().map(|d| d["reason"].clone()),
+                Some(json!("request_state_invalid")),
+                "{e:?}"
+            );
+        }
+        other => panic!("a JSON-RPC error: {other:?}"),
+    }
 }
 
 fn complete(r: CallToolResponse) -> (bool, Value) {
@@ -146,15 +173,6 @@ fn answer(action: &str) -> InputResponses {
     };
     r.insert("approval".into(), v);
     r
-}
-
-fn assert_answer_refused(p: &Value) {
-    assert_eq!(p["error"]["code"], "invalid_input", "{p}");
-    assert_eq!(
-        p["error"]["validation_errors"][0]["code"], "request_state_invalid",
-        "{p}"
-    );
-    assert_eq!(p["data"], Value::Null);
 }
 
 async fn journal_approval(s: &Sandbox, id: &str) -> Value {
@@ -270,18 +288,13 @@ async fn forged_and_replayed_answers_place_nothing() {
     let i = tampered.len() - 5;
     tampered[i] = if tampered[i] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(tampered).expect("ascii");
-    let (err, p) = complete(place_once(&client, &a, Some(answer("accept")), Some(tampered)).await);
-    assert!(err);
-    assert_answer_refused(&p);
+    assert_state_refused(try_place_once(&client, &a, Some(answer("accept")), Some(tampered)).await);
     // Preview A's answer used for preview B.
-    let (err, p) =
-        complete(place_once(&client, &b, Some(answer("accept")), Some(state.clone())).await);
-    assert!(err);
-    assert_answer_refused(&p);
+    assert_state_refused(
+        try_place_once(&client, &b, Some(answer("accept")), Some(state.clone())).await,
+    );
     // An answer without its state.
-    let (err, p) = complete(place_once(&client, &a, Some(answer("accept")), None).await);
-    assert!(err);
-    assert_answer_refused(&p);
+    assert_state_refused(try_place_once(&client, &a, Some(answer("accept")), None).await);
     assert_eq!(s.requests_on(PLACE).len(), 0, "nothing reached E*TRADE");
     assert_eq!(journal_approval(&s, &b).await, Value::Null);
 
@@ -291,9 +304,7 @@ async fn forged_and_replayed_answers_place_nothing() {
     assert!(!err, "{p}");
     assert_eq!(s.requests_on(PLACE).len(), 1);
     // The answer lost and the call retried as it was: refused, never a second order.
-    let (err, p) = complete(place_once(&client, &a, Some(answer("accept")), Some(state)).await);
-    assert!(err);
-    assert_answer_refused(&p);
+    assert_state_refused(try_place_once(&client, &a, Some(answer("accept")), Some(state)).await);
     // Retried as a fresh call: the preview is used up.
     let (err, p) = complete(place_once(&client, &a, None, None).await);
     assert!(err && p["error"]["code"] == "invalid_input", "{p}");
@@ -305,6 +316,32 @@ async fn forged_and_replayed_answers_place_nothing() {
         complete(place_once(&client, &b, Some(answer("accept")), question.request_state).await);
     assert!(!err, "{p}");
     assert_eq!(s.requests_on(PLACE).len(), 2);
+}
+
+/// An answer under a key the server did not ask is no answer: the server asks again, with a
+/// new state (MRTR), and the old state is spent.
+#[tokio::test]
+async fn an_answer_under_another_key_is_asked_again() {
+    let s = sandbox("mrtr-rekey", REQUIRED).await;
+    let id = preview(&s, "170.00").await;
+    let (client, _server) = modern(&s, person(ElicitationAction::Accept)).await;
+    let first = input_required(place_once(&client, &id, None, None).await);
+    let mut wrong = InputResponses::new();
+    wrong.insert(
+        "not-the-question".into(),
+        json!({"action": "accept", "content": {"place_order": true}}),
+    );
+    let again =
+        input_required(place_once(&client, &id, Some(wrong), first.request_state.clone()).await);
+    assert_ne!(again.request_state, first.request_state, "a new state");
+    assert_eq!(s.requests_on(PLACE).len(), 0);
+    assert_state_refused(
+        try_place_once(&client, &id, Some(answer("accept")), first.request_state).await,
+    );
+    let (err, p) =
+        complete(place_once(&client, &id, Some(answer("accept")), again.request_state).await);
+    assert!(!err, "{p}");
+    assert_eq!(s.requests_on(PLACE).len(), 1);
 }
 
 /// A state outlives neither its preview nor its own expiry.
@@ -319,9 +356,9 @@ async fn an_expired_answer_places_nothing() {
     let (client, _server) = modern(&s, person(ElicitationAction::Accept)).await;
     let question = input_required(place_once(&client, &id, None, None).await);
     tokio::time::sleep(std::time::Duration::from_secs(11)).await;
-    let (err, p) =
-        complete(place_once(&client, &id, Some(answer("accept")), question.request_state).await);
-    assert!(err && p["error"]["code"] == "invalid_input", "{p}");
+    assert_state_refused(
+        try_place_once(&client, &id, Some(answer("accept")), question.request_state).await,
+    );
     assert_eq!(s.requests_on(PLACE).len(), 0);
 }
 

@@ -243,9 +243,9 @@ async fn a_local_program_answering_its_own_2026_form_approves_nothing() {
                 "requestState": "eyJmb3JnZWQiOnRydWV9",
             }),
         );
-        let (err, p) = payload(&modern_post(&server, &forged, None).await);
-        assert!(err, "{p}");
-        assert_eq!(p["error"]["code"], "invalid_input", "{p}");
+        let refused = modern_post(&server, &forged, None).await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(refused.get("result").is_none(), "{refused}");
 
         // Still waiting: the person approves at the terminal, and then it places once.
         let home = &server._home;

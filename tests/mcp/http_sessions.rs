@@ -421,20 +421,35 @@ async fn at_the_cap_initialize_gets_503_with_a_json_rpc_error() {
             .unwrap_or(0);
         assert!((50..=60).contains(&retry), "Retry-After {retry}");
     }
-    // No id to echo, or no JSON at all: still refused, with a null id.
-    for body in [r#"{"jsonrpc":"2.0","method":"initialize"}"#, "not json"] {
-        let r = send(
-            &http,
-            reqwest::Method::POST,
-            &server.url,
-            Some(body.into()),
-            None,
-        )
-        .await
-        .expect("send");
-        assert_eq!(r.status, 503, "{body}: {}", r.body);
-        check_refusal(&r, &Value::Null).expect("refusal");
-    }
+    // No id to echo: still refused, with a null id.
+    let body = r#"{"jsonrpc":"2.0","method":"initialize"}"#;
+    let r = send(
+        &http,
+        reqwest::Method::POST,
+        &server.url,
+        Some(body.into()),
+        None,
+    )
+    .await
+    .expect("send");
+    assert_eq!(r.status, 503, "{body}: {}", r.body);
+    check_refusal(&r, &Value::Null).expect("refusal");
+    // No JSON at all opens no session: a Parse error, cap or not.
+    let r = send(
+        &http,
+        reqwest::Method::POST,
+        &server.url,
+        Some("not json".into()),
+        None,
+    )
+    .await
+    .expect("send");
+    assert_eq!(r.status, 400, "{}", r.body);
+    let parsed: Value = serde_json::from_str(&r.body).expect("a JSON-RPC error");
+    assert_eq!(
+        (&parsed["id"], &parsed["error"]["code"]),
+        (&Value::Null, &Value::from(-32700))
+    );
     for id in &sessions {
         assert_alive(&http, &server.url, id, "a session at the cap").await;
     }
@@ -465,11 +480,15 @@ async fn delete_frees_a_slot() {
     for id in &sessions {
         assert_alive(&http, url, id, "a session opened after a DELETE").await;
     }
-    // A DELETE of an unknown or already-deleted session frees nothing.
+    // A DELETE of an unknown or already-deleted session frees nothing: 404.
     let gone = sessions.pop().expect("a session");
     delete(&http, url, &gone).await;
-    delete(&http, url, &gone).await;
-    delete(&http, url, "no-such-session").await;
+    for unknown in [gone.as_str(), "no-such-session"] {
+        let r = send(&http, reqwest::Method::DELETE, url, None, Some(unknown))
+            .await
+            .expect("DELETE");
+        assert_eq!(r.status, 404, "DELETE {unknown}: {}", r.body);
+    }
     open(&http, url).await;
     refused(&http, url, Value::from(1)).await;
 }

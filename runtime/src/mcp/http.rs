@@ -268,6 +268,21 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
             return r;
         }
     };
+    if parts.method == axum::http::Method::POST
+        && let Some(refusal) = malformed(&parts.headers, &bytes)
+    {
+        return refusal;
+    }
+    if parts.method == axum::http::Method::DELETE
+        && let Some(id) = parts
+            .headers
+            .get(HEADER_SESSION_ID)
+            .and_then(|v| v.to_str().ok())
+        && !guard.sessions.is_live(id).await
+    {
+        // Ended already (a second DELETE, or timed out): the session is not found.
+        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    }
     let activity = activity_of(&parts.method, &bytes);
     let session = parts
         .headers
@@ -308,6 +323,79 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         }
         None => next.run(Request::from_parts(parts, bytes.into())).await,
     }
+}
+
+/// The JSON-RPC answer to a JSON body that is not one JSON-RPC message: unparsable JSON is
+/// a Parse error (-32700), a batch or any non-object an Invalid Request (-32600), each with
+/// `id: null` and status 400. A method this server does not offer at all (resource
+/// subscriptions) is Method not found (-32601, 404) before any header rule of its own.
+/// Other content types are rmcp's to refuse (415).
+fn malformed(headers: &HeaderMap, body: &[u8]) -> Option<Response> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if !json {
+        return None;
+    }
+    if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
+        return Some(jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            serde_json::Value::Null,
+            -32700,
+            "Parse error",
+        ));
+    }
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {}
+        Some(b'[') => {
+            return Some(jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                serde_json::Value::Null,
+                -32600,
+                "Invalid Request: JSON-RPC batches are not supported",
+            ));
+        }
+        _ => {
+            return Some(jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                serde_json::Value::Null,
+                -32600,
+                "Invalid Request: a JSON-RPC message is an object",
+            ));
+        }
+    }
+    let peek = serde_json::from_slice::<Peek>(body).ok()?;
+    let unsupported = matches!(
+        peek.method.as_deref(),
+        Some("resources/subscribe" | "resources/unsubscribe")
+    );
+    (unsupported && !headers.contains_key(HEADER_SESSION_ID)).then(|| {
+        jsonrpc_error(
+            StatusCode::NOT_FOUND,
+            peek.id.unwrap_or(serde_json::Value::Null),
+            -32601,
+            "Method not found: this server offers no resource subscriptions",
+        )
+    })
+}
+
+fn jsonrpc_error(status: StatusCode, id: serde_json::Value, code: i32, message: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message},
+    });
+    let mut r = (status, body.to_string()).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
 }
 
 /// The fields of a JSON-RPC message the session cap looks at.

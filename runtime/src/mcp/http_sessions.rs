@@ -230,6 +230,15 @@ impl SessionTable {
         }
     }
 
+    /// Whether rmcp still serves session `id` (it ends sessions itself at the idle timeout).
+    pub async fn is_live(&self, id: &str) -> bool {
+        self.manager
+            .sessions
+            .read()
+            .await
+            .contains_key(&SessionId::from(id))
+    }
+
     /// The client ended session `id` (DELETE).
     pub fn forget(&self, id: &str) {
         self.book().live.remove(id);

@@ -63,7 +63,8 @@ impl InputRequestAsk {
     }
 
     /// The person's answer, when this call brings one for `preview` asked in `mode` (with
-    /// the form's one boolean `field`).
+    /// the form's one boolean `field`). `None` when it brings none, or none under the key
+    /// asked (MRTR: the server SHOULD then ask again, with a new state).
     fn answer(&self, preview: &PreviewRecord, mode: AskMode, field: &str) -> Option<Answer> {
         let (state, responses) = self.answered.as_ref()?;
         if state.preview_id != preview.preview_id
@@ -72,12 +73,9 @@ impl InputRequestAsk {
         {
             return Some(Answer::Forged);
         }
-        let Some(result) = responses
+        let result = responses
             .get(APPROVAL_KEY)
-            .and_then(|v| serde_json::from_value::<ElicitResult>(v.clone()).ok())
-        else {
-            return Some(Answer::Forged);
-        };
+            .and_then(|v| serde_json::from_value::<ElicitResult>(v.clone()).ok())?;
         Some(match result.action {
             ElicitationAction::Accept => match mode {
                 // Agreeing to open the page approves nothing; the desk waits for the click.

@@ -10,7 +10,7 @@ use crate::mcp::catalog::ToolDescriptor;
 use crate::mcp::dispatch::{CallContext, JsonObject, ToolDispatch, Transport};
 use crate::mcp::input_required::InputRequestAsk;
 use crate::mcp::request_state::{ApprovalStates, StateRefusal, call_binding};
-use crate::trading::approval::{AskPerson, ClientTrust, answer_refused};
+use crate::trading::approval::{AskPerson, ClientTrust};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
@@ -135,9 +135,7 @@ impl McpServer {
             return Ok(tool_result(outcome, &meta()).into());
         }
         let args = request.arguments.take().unwrap_or_default();
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+        let modern = is_modern(&context);
         let (ask, input_requests): (Option<Arc<dyn AskPerson>>, _) = if !o
             .client_trust
             .may_approve()
@@ -149,7 +147,7 @@ impl McpServer {
                     tool = descriptor.name,
                     "an input response from a client that may not approve was refused"
                 );
-                return Ok(tool_result(Err(answer_refused()), &meta()).into());
+                return Err(state_refused(&StateRefusal::Invalid));
             }
             (None, None)
         } else if modern {
@@ -161,7 +159,7 @@ impl McpServer {
                 Err(refusal) => {
                     // The kind only: the state itself stays out of the logs.
                     tracing::info!(tool = descriptor.name, %refusal, "an input response was refused");
-                    return Ok(tool_result(Err(answer_refused()), &meta()).into());
+                    return Err(state_refused(&refusal));
                 }
             }
         } else {
@@ -187,7 +185,8 @@ impl McpServer {
             tracing::error!(tool = descriptor.name, "catalog tool missing from dispatch");
             Err(ToolError::internal())
         });
-        if let Some(question) = input_requests.and_then(|a| a.take_pending()) {
+        if let Some(mut question) = input_requests.and_then(|a| a.take_pending()) {
+            question.meta = Some(server_info_meta());
             return Ok(question.into());
         }
         if let Err(e) = &outcome {
@@ -198,7 +197,52 @@ impl McpServer {
                 "tool call failed"
             );
         }
-        Ok(tool_result(outcome, &meta()).into())
+        let mut result = tool_result(outcome, &meta());
+        if modern {
+            result.meta = Some(server_info_meta());
+        }
+        Ok(result.into())
+    }
+}
+
+/// A `requestState` (or `inputResponses`) that approves nothing, as a JSON-RPC error:
+/// the state is protocol data the client echoes, never a tool argument, so a bad one is
+/// the client's fault to report to the client (which may call again without it, to be
+/// asked anew), not a tool failure for the model to act on. Nothing is placed either way.
+fn state_refused(refusal: &StateRefusal) -> ErrorData {
+    ErrorData::invalid_params(
+        format!(
+            "Invalid params: {refusal}; this answer approves nothing. Call again without inputResponses and requestState to be asked."
+        ),
+        Some(serde_json::json!({"reason": "request_state_invalid"})),
+    )
+}
+
+/// The `_meta` a 2026-07-28 result SHOULD carry: which server answered.
+fn server_info_meta() -> rmcp::model::MetaObject {
+    let mut meta = rmcp::model::MetaObject::default();
+    meta.0.insert(
+        "io.modelcontextprotocol/serverInfo".to_string(),
+        serde_json::json!({"name": SERVER_NAME, "version": SERVER_VERSION}),
+    );
+    meta
+}
+
+/// Whether `context` is a 2026-07-28 request.
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Every list here is one page: a cursor was never handed out, so any cursor is invalid.
+fn refuse_cursor(request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
+    match request.and_then(|r| r.cursor.as_ref()) {
+        Some(_) => Err(ErrorData::invalid_params(
+            "Invalid params: unknown cursor (this server returns every item in one page)",
+            None,
+        )),
+        None => Ok(()),
     }
 }
 
@@ -290,15 +334,20 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        refuse_cursor(request.as_ref())?;
         let renders_apps = apps::renders_apps(context.client_capabilities().as_ref());
         // Private: the list depends on this server's startup flags (and on whether the
         // client renders apps), not only on its version.
-        Ok(ListToolsResult::with_all_items(self.tools(renders_apps))
+        let mut result = ListToolsResult::with_all_items(self.tools(renders_apps))
             .with_ttl_ms(TOOLS_LIST_TTL_MS)
-            .with_cache_scope(CacheScope::Private))
+            .with_cache_scope(CacheScope::Private);
+        if is_modern(&context) {
+            result.meta = Some(server_info_meta());
+        }
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -311,9 +360,10 @@ impl ServerHandler for McpServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        refuse_cursor(request.as_ref())?;
         let resources = self
             .inner
             .dispatch
@@ -322,17 +372,30 @@ impl ServerHandler for McpServer {
             .iter()
             .map(apps::resource)
             .collect();
-        Ok(ListResourcesResult::with_all_items(resources))
+        let mut result = ListResourcesResult::with_all_items(resources);
+        if is_modern(&context) {
+            result.meta = Some(server_info_meta());
+        }
+        Ok(result)
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         match self.inner.dispatch.catalog().app(&request.uri) {
-            Some(app) => Ok(ReadResourceResult::new(vec![apps::contents(app)]).into()),
-            None => Err(ErrorData::resource_not_found("Unknown resource.", None)),
+            Some(app) => {
+                let mut result = ReadResourceResult::new(vec![apps::contents(app)]);
+                if is_modern(&context) {
+                    result.meta = Some(server_info_meta());
+                }
+                Ok(result.into())
+            }
+            None => Err(ErrorData::resource_not_found(
+                "Unknown resource.",
+                Some(serde_json::json!({ "uri": request.uri })),
+            )),
         }
     }
 
@@ -343,21 +406,4 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request, context).await
     }
-}
-
-/// Serve MCP over stdin/stdout until the client closes stdin or `shutdown` fires.
-pub async fn serve_stdio(
-    server: McpServer,
-    shutdown: tokio_util::sync::CancellationToken,
-) -> Result<(), String> {
-    use rmcp::ServiceExt;
-    let running = server
-        .serve_with_ct(rmcp::transport::stdio(), shutdown)
-        .await
-        .map_err(|e| format!("MCP initialization over stdio failed: {e}"))?;
-    running
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|e| format!("stdio session ended abnormally: {e}"))
 }
