@@ -12,5 +12,6 @@ mod http_sessions;
 mod mcp_http;
 mod mcp_modern;
 mod mcp_stdio;
+mod protocol_edges;
 mod redaction;
 mod two_servers;
