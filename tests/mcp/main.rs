@@ -7,6 +7,7 @@
 mod common;
 
 mod apps_browser;
+mod conformance;
 mod http_load;
 mod http_sessions;
 mod mcp_http;
