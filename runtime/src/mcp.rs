@@ -14,3 +14,4 @@ pub mod request_state;
 pub mod server;
 pub mod status;
 pub mod stdio;
+pub mod wire_fixes;

@@ -35,6 +35,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
+use tokio::io::AsyncBufReadExt;
 
 const PROFILE: &str = "httpappr";
 const PIN: &str = "CANARY-http-pin-7319";
@@ -729,4 +730,63 @@ async fn an_older_pin_keeps_working_and_doctor_warns_about_it() {
         report.contains("ok   approval:") && report.contains("strength: 8+ characters"),
         "{report}"
     );
+}
+
+/// MCP 2026-07-28 removed `elicitationId` from URL-mode elicitation: the page offered in an
+/// input request carries `{mode, message, url}` only, over HTTP (to the token holder) and
+/// over stdio.
+#[tokio::test]
+async fn a_2026_url_input_request_has_no_elicitation_id() {
+    let check = |answer: &Value| {
+        assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+        let params = &answer["result"]["inputRequests"]["approval"]["params"];
+        assert_eq!(params["mode"], "url", "{answer}");
+        assert!(
+            params["url"]
+                .as_str()
+                .is_some_and(|u| u.contains("/approve/")),
+            "{answer}"
+        );
+        assert!(params.get("elicitationId").is_none(), "{answer}");
+    };
+    let home = home_with("approval_page = true");
+    set_pin(&home).await;
+    let server = serve(home, Some(TOKEN)).await;
+    let key = first_account(&server, Some(TOKEN)).await;
+    let id = modern_preview(&server, &key, Some(TOKEN)).await;
+    let place = json!({"account_id_key": key, "preview_id": id});
+    check(
+        &modern_post(
+            &server,
+            &modern_call(3, "place_order", place.clone(), json!({})),
+            Some(TOKEN),
+        )
+        .await,
+    );
+
+    // The same over stdio, in the same state folder.
+    let mut child = command(
+        &server._home,
+        &["serve", "--profile", PROFILE, "--allow-trading"],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("etrade serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    {
+        use tokio::io::AsyncWriteExt;
+        let line = format!("{}\n", modern_call(4, "place_order", place, json!({})));
+        stdin.write_all(line.as_bytes()).await.expect("write");
+    }
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("an answer in time")
+        .expect("read")
+        .expect("a line");
+    check(&serde_json::from_str(&answer).expect("JSON"));
+    drop(stdin);
+    let _ = child.wait().await;
 }

@@ -321,8 +321,30 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
             }
             response
         }
+        None if method == axum::http::Method::POST => {
+            without_removed_fields(next.run(Request::from_parts(parts, bytes.into())).await)
+        }
         None => next.run(Request::from_parts(parts, bytes.into())).await,
     }
+}
+
+/// A 2026-07-28 answer without the fields that revision removed (`wire_fixes`): each SSE
+/// frame of it is looked at as it passes, none is held back.
+fn without_removed_fields(response: Response) -> Response {
+    use http_body_util::BodyExt;
+    if !is_event_stream(&response) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let body = body.map_frame(|frame| {
+        frame.map_data(
+            |data| match crate::mcp::wire_fixes::frame_without_removed_fields(&data) {
+                Some(fixed) => axum::body::Bytes::from(fixed),
+                None => data,
+            },
+        )
+    });
+    Response::from_parts(parts, axum::body::Body::new(body))
 }
 
 /// The JSON-RPC answer to a JSON body that is not one JSON-RPC message: unparsable JSON is

@@ -330,6 +330,7 @@ impl Instance {
 async fn forward_lines(from: tokio::io::DuplexStream, out: mpsc::Sender<Vec<u8>>) {
     let mut lines = BufReader::new(from).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        let line = crate::mcp::wire_fixes::without_removed_fields(&line).unwrap_or(line);
         let mut framed = line.into_bytes();
         framed.push(b'\n');
         if out.send(framed).await.is_err() {
