@@ -9,6 +9,10 @@
 //! import of a later layer, naming the file, the line and the edge. The edges that still break
 //! the order are listed in [`KNOWN`]; the test also fails when one of them is gone, so the
 //! list only shrinks.
+//!
+//! Within a layer, files must not form cycles either: every `crate::…` and `super::…` path
+//! resolved to the file it names, the graph of files has no strongly connected group
+//! ([`KNOWN_CYCLES`] lists the ones still allowed: none).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -188,5 +192,248 @@ fn the_check_finds_a_planted_edge_and_a_stale_known_one() {
     assert_eq!(
         imported_modules("use crate::{a, b::c};x(crate::d::e)"),
         ["a", "b", "d"]
+    );
+}
+
+// --- file-level cycles ----------------------------------------------------------------------
+
+/// Cycles between files that still exist, each with what keeps it: (files of the cycle,
+/// sorted and joined with " ↔ ", why). The test fails on any other cycle and on a listed one
+/// that is gone, so the list only shrinks.
+const KNOWN_CYCLES: &[(&str, &str)] = &[];
+
+/// The module a source file is: `trading/types.rs` → `trading::types`, `trading.rs` →
+/// `trading`, `lib.rs` → the crate root (`""`).
+fn module_of(path: &str) -> String {
+    let stem = path.trim_end_matches(".rs");
+    if stem == "lib" {
+        return String::new();
+    }
+    stem.trim_end_matches("/mod").replace('/', "::")
+}
+
+/// Every module path a line names through `crate::` or `super::` (the longest prefix that
+/// is a file's module), resolved against `from`, the file's own module. `use super::*` in a
+/// test module names the file itself and is left out (test modules come last in a file:
+/// nothing after `#[cfg(test)]` is read).
+fn named_modules(code: &str, from: &str, modules: &BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let parent = |m: &str| {
+        m.rsplit_once("::")
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_default()
+    };
+    let mut starts = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        starts.push((i + "crate::".len(), String::new()));
+    }
+    for (i, _) in code.match_indices("super::") {
+        // `super::super::` is found twice; the first one resolves it.
+        if code[..i].ends_with("super::") {
+            continue;
+        }
+        let mut base = parent(from);
+        let mut j = i + "super::".len();
+        while code[j..].starts_with("super::") {
+            base = parent(&base);
+            j += "super::".len();
+        }
+        starts.push((j, base));
+    }
+    for (at, base) in starts {
+        let rest = &code[at..];
+        let group: Vec<&str> = match rest.strip_prefix('{') {
+            Some(g) => g[..g.find('}').unwrap_or(g.len())].split(',').collect(),
+            None => vec![rest],
+        };
+        for item in group {
+            let segments: Vec<String> = item
+                .trim()
+                .split("::")
+                .map(|s| {
+                    s.chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect::<String>()
+                })
+                .take_while(|s| !s.is_empty())
+                .collect();
+            let mut best = base.clone();
+            let mut path = base.clone();
+            for s in segments {
+                path = if path.is_empty() {
+                    s
+                } else {
+                    format!("{path}::{s}")
+                };
+                if modules.contains(&path) {
+                    best = path.clone();
+                } else {
+                    break;
+                }
+            }
+            if best != from && !best.is_empty() {
+                out.push(best);
+            }
+        }
+    }
+    out
+}
+
+/// Module → the modules it names (files only; the crate root left out).
+fn file_graph(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let modules: BTreeSet<String> = files.iter().map(|(p, _)| module_of(p)).collect();
+    let mut graph = BTreeMap::new();
+    for (path, text) in files {
+        let from = module_of(path);
+        if from.is_empty() {
+            continue;
+        }
+        let targets: &mut BTreeSet<String> = graph.entry(from.clone()).or_default();
+        for line in text.lines() {
+            if line.trim_start().starts_with("#[cfg(test)]") {
+                break;
+            }
+            let code = line.split("//").next().unwrap_or("");
+            for to in named_modules(code, &from, &modules) {
+                // A parent naming its own child (re-exports) is how a module is built, not
+                // a cycle; the child naming its parent is what counts.
+                if !to.starts_with(&format!("{from}::")) {
+                    targets.insert(to);
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// The strongly connected groups of more than one module (Tarjan).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(w: &mut Walk<'a>, v: &'a str) {
+        w.index.insert(v, w.next);
+        w.low.insert(v, w.next);
+        w.next += 1;
+        w.stack.push(v);
+        w.on_stack.insert(v);
+        if let Some(targets) = w.graph.get(v) {
+            for t in targets {
+                let t = t.as_str();
+                if !w.index.contains_key(t) {
+                    visit(w, t);
+                    let lt = w.low[t];
+                    let lv = w.low[v];
+                    w.low.insert(v, lv.min(lt));
+                } else if w.on_stack.contains(t) {
+                    let it = w.index[t];
+                    let lv = w.low[v];
+                    w.low.insert(v, lv.min(it));
+                }
+            }
+        }
+        if w.low[v] == w.index[v] {
+            let mut group = Vec::new();
+            while let Some(x) = w.stack.pop() {
+                w.on_stack.remove(x);
+                group.push(x.to_string());
+                if x == v {
+                    break;
+                }
+            }
+            if group.len() > 1 {
+                group.sort();
+                w.out.push(group);
+            }
+        }
+    }
+    let mut w = Walk {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !w.index.contains_key(v.as_str()) {
+            visit(&mut w, v);
+        }
+    }
+    w.out.sort();
+    w.out
+}
+
+fn check_cycles(files: &[(String, String)], known: &[(&str, &str)]) -> Vec<String> {
+    let found: Vec<String> = cycles(&file_graph(files))
+        .into_iter()
+        .map(|g| g.join(" ↔ "))
+        .collect();
+    let mut problems: Vec<String> = found
+        .iter()
+        .filter(|c| !known.iter().any(|(k, _)| k == c))
+        .map(|c| format!("a cycle between files: {c}"))
+        .collect();
+    for (k, _) in known {
+        if !found.iter().any(|c| c == k) {
+            problems.push(format!(
+                "the cycle {k} is gone: remove it from KNOWN_CYCLES in tests/layers.rs"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_file_of_the_runtime_is_in_a_cycle() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/src");
+    let mut files = Vec::new();
+    sources(&base, &base, &mut files);
+    let problems = check_cycles(&files, KNOWN_CYCLES);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_cycle_check_sees_super_paths_and_groups() {
+    let file = |p: &str, t: &str| (p.to_string(), t.to_string());
+    let files = [
+        file(
+            "trading.rs",
+            "pub mod types; pub mod approval; pub use types::*;",
+        ),
+        file("trading/types.rs", "pub x: super::approval::Record,"),
+        file(
+            "trading/approval.rs",
+            "use super::{types::Preview, reconcile::f};",
+        ),
+        file(
+            "trading/reconcile.rs",
+            "use crate::trading::types::Preview;",
+        ),
+        file("trading/desk.rs", "mod approvals; use super::types::X;"),
+        file(
+            "trading/desk/approvals.rs",
+            "use super::{OrderDesk, blocking};",
+        ),
+        file(
+            "mcp/a.rs",
+            "fn f() {}\n#[cfg(test)]\nmod tests { use crate::mcp::b::g; }",
+        ),
+        file("mcp/b.rs", "use super::a::f;"),
+    ];
+    let problems = check_cycles(&files, &[("x ↔ y", "stale")]);
+    assert_eq!(
+        problems,
+        [
+            "a cycle between files: trading::approval ↔ trading::reconcile ↔ trading::types",
+            "the cycle x ↔ y is gone: remove it from KNOWN_CYCLES in tests/layers.rs",
+        ]
     );
 }

@@ -8,11 +8,11 @@
 //! the local approval page, whose address goes to the person's browser, and the order ticket
 //! app, whose tools a host that renders apps keeps from the model.
 
+pub use super::types::{ApprovalRecord, Channel, Decision, PreviewContext};
 use super::types::{OrderSummary, PreviewRecord};
 use crate::contract::errors::ToolError;
 use crate::contract::validation::{ClientProblem, ClientReason, client_validation_error};
 use jiff::Timestamp;
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::future::Future;
@@ -20,47 +20,6 @@ use std::pin::Pin;
 use std::time::Duration;
 
 pub use crate::config::trading::{ApprovalMode, ChannelPolicy};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    Approved,
-    Rejected,
-}
-
-impl Decision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Approved => "approved",
-            Decision::Rejected => "rejected",
-        }
-    }
-}
-
-/// How the person answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Channel {
-    /// The MCP client's elicitation form.
-    Elicitation,
-    /// `etrade approve` on a terminal.
-    Terminal,
-    /// The local approval page.
-    Page,
-    /// The order ticket MCP App, through its host (which keeps app-only tools from the model).
-    App,
-}
-
-impl Channel {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Elicitation => "elicitation",
-            Channel::Terminal => "terminal",
-            Channel::Page => "page",
-            Channel::App => "app",
-        }
-    }
-}
 
 /// Who may be at the other end of the MCP connection a call came in on. It decides whether
 /// that client's own channels — the elicitation form, URL elicitation and the order ticket —
@@ -92,30 +51,6 @@ impl ClientTrust {
             ClientTrust::Anyone => "anyone",
         }
     }
-}
-
-/// A recorded decision on one preview.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApprovalRecord {
-    pub decision: Decision,
-    pub channel: Channel,
-    pub at: Timestamp,
-    /// The preview's arguments hash when it was decided: an approval never covers other
-    /// arguments.
-    pub arguments_hash: String,
-}
-
-/// What a person is shown, besides the order itself: E*TRADE's view of it at preview time.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PreviewContext {
-    /// The account's nickname in E*TRADE's account list.
-    pub account_name: Option<String>,
-    /// The last four digits of E*TRADE's account number.
-    pub account_last4: Option<String>,
-    pub estimated_total: Option<Decimal>,
-    pub commission: Option<Decimal>,
-    /// E*TRADE's messages about the order (sanitized broker text).
-    pub warnings: Vec<String>,
 }
 
 /// Compare a secret or a binding (a CSRF token, an arguments hash) without stopping at the
@@ -283,6 +218,7 @@ pub enum PageShown {
 mod tests {
     use super::*;
     use crate::trading::types::{LegSummary, PreviewKind};
+    use rust_decimal::Decimal;
 
     fn preview() -> PreviewRecord {
         PreviewRecord {

@@ -4,7 +4,7 @@
 //! prices) placed from shortly before our attempt to the latest it can have been accepted.
 //! More than one candidate is ambiguous: the answer is then `unknown`, never a guess.
 
-use super::types::{OrderSummary, PreviewRecord};
+use super::types::{OrderSummary, PreviewRecord, ReconcileStatus};
 use crate::etrade::models::orders::{Order, OrderDetail, OrderInstrument};
 use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
@@ -134,6 +134,19 @@ pub fn find_replacement(orders: &[Order], order_id: i64) -> Option<&Order> {
             .iter()
             .any(|d| d.replaces_order_id == Some(order_id))
     })
+}
+
+impl super::types::Reconciliation {
+    /// A check that looked at `order` in E*TRADE's list.
+    pub fn of_order(status: ReconcileStatus, at: Timestamp, order: &Order, note: &str) -> Self {
+        Self {
+            status,
+            at,
+            order_id: order.order_id,
+            order_status: status_of(order).map(str::to_string),
+            note: Some(note.to_string()),
+        }
+    }
 }
 
 /// The status E*TRADE lists for an order (from its first detail).

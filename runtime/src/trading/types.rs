@@ -86,10 +86,75 @@ pub struct PreviewRecord {
     pub journal_id: Option<u64>,
     /// A person's decision on it, when one was asked for.
     #[serde(default)]
-    pub approval: Option<super::approval::ApprovalRecord>,
+    pub approval: Option<ApprovalRecord>,
     /// What a person approving it is shown besides the order.
     #[serde(default)]
-    pub context: super::approval::PreviewContext,
+    pub context: PreviewContext,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Approved,
+    Rejected,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Approved => "approved",
+            Decision::Rejected => "rejected",
+        }
+    }
+}
+
+/// How the person answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The MCP client's elicitation form.
+    Elicitation,
+    /// `etrade approve` on a terminal.
+    Terminal,
+    /// The local approval page.
+    Page,
+    /// The order ticket MCP App, through its host (which keeps app-only tools from the model).
+    App,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Elicitation => "elicitation",
+            Channel::Terminal => "terminal",
+            Channel::Page => "page",
+            Channel::App => "app",
+        }
+    }
+}
+
+/// A recorded decision on one preview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    pub decision: Decision,
+    pub channel: Channel,
+    pub at: Timestamp,
+    /// The preview's arguments hash when it was decided: an approval never covers other
+    /// arguments.
+    pub arguments_hash: String,
+}
+
+/// What a person is shown, besides the order itself: E*TRADE's view of it at preview time.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewContext {
+    /// The account's nickname in E*TRADE's account list.
+    pub account_name: Option<String>,
+    /// The last four digits of E*TRADE's account number.
+    pub account_last4: Option<String>,
+    pub estimated_total: Option<Decimal>,
+    pub commission: Option<Decimal>,
+    /// E*TRADE's messages about the order (sanitized broker text).
+    pub warnings: Vec<String>,
 }
 
 /// What a journal entry records: a mutation, or a stored preview (journaled for the audit
@@ -205,22 +270,6 @@ impl Reconciliation {
             note: Some(note.to_string()),
         }
     }
-
-    /// A check that looked at `order` in E*TRADE's list.
-    pub fn of_order(
-        status: ReconcileStatus,
-        at: Timestamp,
-        order: &crate::etrade::models::orders::Order,
-        note: &str,
-    ) -> Self {
-        Self {
-            status,
-            at,
-            order_id: order.order_id,
-            order_status: super::reconcile::status_of(order).map(str::to_string),
-            note: Some(note.to_string()),
-        }
-    }
 }
 
 /// A stored reconciliation: older journals kept E*TRADE's whole order instead of its id and
@@ -269,7 +318,7 @@ pub struct JournalEntry {
     pub reconciliation: Option<Reconciliation>,
     /// A preview's entry: the person's decision on it.
     #[serde(default)]
-    pub approval: Option<super::approval::ApprovalRecord>,
+    pub approval: Option<ApprovalRecord>,
 }
 
 /// Counters the per-day policy limits read, per environment/profile/account and
