@@ -2,6 +2,7 @@
 //! the previews waiting, or sets the approval PIN. It works beside a running `etrade serve`:
 //! both use the trading database in the state folder.
 
+use super::flags::EnvironmentArg;
 use super::output::outln;
 use super::prompt::Input;
 use super::setup::Setup;
@@ -13,6 +14,46 @@ use runtime::trading::store::{DecisionFor, PinPurpose, StoreError, TradingStore}
 use std::process::ExitCode;
 use std::sync::Arc;
 
+#[derive(Debug, clap::Args)]
+pub struct ApproveArgs {
+    /// The preview_id that place_order named.
+    preview_id: Option<String>,
+    /// Approve without asking y/N (for a script that showed the summary). The PIN, when
+    /// set, is still asked.
+    #[arg(long, conflicts_with_all = ["reject", "list", "set_pin"])]
+    yes: bool,
+    /// Reject it: it will never be placed.
+    #[arg(long, conflicts_with_all = ["list", "set_pin"])]
+    reject: bool,
+    /// List the previews waiting for approval.
+    #[arg(long, conflicts_with_all = ["preview_id", "set_pin"])]
+    list: bool,
+    /// Set or change the approval PIN (asked by this command and the approval page).
+    #[arg(long, conflicts_with = "preview_id")]
+    set_pin: bool,
+    /// Environment of the preview (default: the profile's).
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml.
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
+}
+
+/// `etrade approve`, as parsed.
+pub fn run(args: ApproveArgs) -> anyhow::Result<ExitCode> {
+    let setup = Setup::resolve(args.environment.map(Into::into), args.profile)?;
+    decide(
+        &setup,
+        &ApproveRequest {
+            preview_id: args.preview_id.as_deref(),
+            yes: args.yes,
+            reject: args.reject,
+            list: args.list,
+            set_pin: args.set_pin,
+        },
+    )
+}
+
 pub struct ApproveRequest<'a> {
     pub preview_id: Option<&'a str>,
     pub yes: bool,
@@ -21,7 +62,7 @@ pub struct ApproveRequest<'a> {
     pub set_pin: bool,
 }
 
-pub fn run(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode> {
+pub fn decide(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode> {
     let dir = setup.paths.ensure_data_dir()?;
     let path = dir.join("trading.redb");
     if r.set_pin {

@@ -1,16 +1,57 @@
 //! `etrade auth login|status|renew|logout`: the daily E*TRADE OAuth login and its upkeep.
 
+use super::flags::{EnvironmentArg, store_choice};
 use super::output::outln;
 use super::setup::Setup;
-use super::{AuthArgs, AuthCommand, AuthTarget};
 use anyhow::Context;
+use clap::Subcommand;
 use runtime::config::Environment;
+use runtime::credentials::StoreChoice;
 use runtime::credentials::{CredentialEstimate, CredentialState, Secret};
 use runtime::etrade::EtradeHttp;
 use runtime::etrade::endpoints::Endpoints;
 use runtime::login::{AuthContext, Consumer};
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct AuthArgs {
+    #[command(subcommand)]
+    command: AuthCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum AuthCommand {
+    /// Log in: prints the E*TRADE authorization URL, then reads the verification code from
+    /// standard input. Consumer key and secret come from ETRADE_CONSUMER_KEY /
+    /// ETRADE_CONSUMER_SECRET, the stored entry, or a prompt.
+    Login(AuthTarget),
+    /// Show the local credential estimate (no broker request unless --check).
+    Status {
+        #[command(flatten)]
+        target: AuthTarget,
+        /// Also make one cheap signed request to see whether E*TRADE accepts the token.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Reactivate a token that went inactive after two idle hours.
+    Renew(AuthTarget),
+    /// Revoke the token at E*TRADE and delete the stored entry.
+    Logout(AuthTarget),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AuthTarget {
+    /// Environment whose keys to use (a paper profile needs no login).
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml (names the keyring entry).
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
+    /// Where credentials are kept (default: the profile's `credential_store`, else auto).
+    #[arg(long, value_parser = store_choice(), env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreChoice>,
+}
 
 pub fn run(args: AuthArgs) -> anyhow::Result<ExitCode> {
     let target = match &args.command {
@@ -60,9 +101,10 @@ fn context(target: &AuthTarget) -> anyhow::Result<AuthContext> {
         );
     }
     let endpoints = Endpoints::resolve(&setup.file, &setup.settings)?;
-    let http = EtradeHttp::new(endpoints, &super::client_options()).map_err(anyhow::Error::msg)?;
+    let http =
+        EtradeHttp::new(endpoints, &super::setup::client_options()).map_err(anyhow::Error::msg)?;
     let key = setup.credential_key()?;
-    let coordinator = super::coordinator(&setup)?;
+    let coordinator = super::setup::coordinator(&setup)?;
     let store = setup.open_credential_store(target.credential_store)?.store;
     Ok(AuthContext {
         http,

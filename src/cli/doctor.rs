@@ -7,7 +7,7 @@
 //! command creates it), and the stored credentials are not touched. No secret is printed;
 //! at most the first four characters of the consumer key.
 
-use super::EnvironmentArg;
+use super::flags::EnvironmentArg;
 use super::output::outln;
 use etrade_mcp::generated::PERMISSIONS;
 use runtime::config::{ConfigFile, Environment, Settings};
@@ -50,17 +50,17 @@ pub struct DoctorArgs {
     #[arg(long, env = "ETRADE_MCP_PROFILE")]
     profile: Option<String>,
     /// Where credentials are kept (default: the profile's `credential_store`, else auto).
-    #[arg(long, value_parser = super::store_choice(), env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    #[arg(long, value_parser = super::flags::store_choice(), env = "ETRADE_MCP_CREDENTIAL_STORE")]
     credential_store: Option<StoreChoice>,
     /// The `etrade serve` flags whose permissions to check.
     #[command(flatten)]
-    grants: super::GrantFlags,
+    grants: super::flags::GrantFlags,
     /// Make no request to E*TRADE (skips the clock check).
     #[arg(long)]
     offline: bool,
     /// The transport `etrade serve` would use: decides which clients may approve.
     #[arg(long, value_enum, default_value = "stdio")]
-    transport: super::TransportArg,
+    transport: super::flags::TransportArg,
     /// The bearer-token file `etrade serve --transport http` would use (its length is
     /// checked, the token never printed); else `ETRADE_MCP_HTTP_TOKEN`.
     #[arg(long)]
@@ -167,7 +167,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         check_trading(&mut r, &paths.data_dir, &settings);
         let token = http_token(&args);
         let transport = approval::ServeTransport {
-            http: args.transport == super::TransportArg::Http,
+            http: args.transport == super::flags::TransportArg::Http,
             token: token.as_deref(),
             allow_trading: args.grants.allow_trading,
         };

@@ -2,7 +2,7 @@
 //! servers at once, for the moment a person sees an agent misbehave, and lift it again.
 //! The records and the check are runtime's ([`runtime::trading::halt`]).
 
-use super::EnvironmentArg;
+use super::flags::EnvironmentArg;
 use super::output::outln;
 use super::prompt::Input;
 use super::setup::Setup;

@@ -3,6 +3,8 @@
 use super::output::outln;
 use super::setup::Setup;
 use anyhow::Context;
+use clap::Subcommand;
+use runtime::config::Environment;
 use runtime::paper::MarketData;
 use runtime::paper::book::{PaperBook, PaperConfig};
 use runtime::paper::market::SimulatedMarket;
@@ -36,6 +38,42 @@ fn print(v: &serde_json::Value) {
         "{}",
         serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
     );
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PaperArgs {
+    /// Profile from config.toml (each profile has its own paper book).
+    #[arg(long, env = "ETRADE_MCP_PROFILE", global = true)]
+    profile: Option<String>,
+    #[command(subcommand)]
+    command: PaperCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum PaperCommand {
+    /// Delete every order, position and transaction and start again with fresh cash.
+    Reset {
+        /// Starting cash of every account (default: each account's configured amount).
+        #[arg(long, value_name = "AMOUNT")]
+        cash: Option<String>,
+    },
+    /// Simulated time, accounts, cash, positions and open orders.
+    Status,
+    /// Move simulated time forward (e.g. 30m, 2h, 1d); resting orders fill as it passes.
+    Advance {
+        /// How far, e.g. 30m, 2h, 1d.
+        duration: String,
+    },
+}
+
+/// `etrade paper`, as parsed.
+pub fn run(args: PaperArgs) -> anyhow::Result<ExitCode> {
+    let setup = Setup::resolve(Some(Environment::Paper), args.profile)?;
+    match args.command {
+        PaperCommand::Reset { cash } => reset(&setup, cash.as_deref()),
+        PaperCommand::Status => status(&setup),
+        PaperCommand::Advance { duration } => advance(&setup, &duration),
+    }
 }
 
 pub fn reset(setup: &Setup, cash: Option<&str>) -> anyhow::Result<ExitCode> {

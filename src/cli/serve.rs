@@ -1,12 +1,13 @@
 //! `etrade serve`: resolve configuration and permissions, then run the chosen transport.
 
+use super::flags::{EnvironmentArg, GrantFlags, TransportArg, store_choice};
 use super::setup::Setup;
-use super::{ServeArgs, TransportArg};
 use anyhow::Context;
 use etrade_mcp::generated::Tools;
 use etrade_mcp::handlers::Handlers;
 use runtime::broker::Broker;
 use runtime::config::Environment;
+use runtime::credentials::StoreChoice;
 use runtime::etrade::endpoints::Endpoints;
 use runtime::etrade::{EtradeHttp, EtradeSession};
 use runtime::mcp::approval_page::ApprovalPage;
@@ -23,9 +24,64 @@ use runtime::trading::desk::OrderDesk;
 use runtime::trading::halt::HaltSwitch;
 use runtime::trading::policy::TradingPolicy;
 use runtime::trading::store::TradingStore;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Environment to serve; overrides the profile's `environment` in config.toml.
+    #[arg(long, value_enum, env = "ETRADE_MCP_ENVIRONMENT")]
+    environment: Option<EnvironmentArg>,
+    /// Profile from config.toml (also names the keyring entry).
+    #[arg(long, env = "ETRADE_MCP_PROFILE")]
+    profile: Option<String>,
+    /// Transport: stdio (for a local MCP client) or streamable HTTP at /mcp.
+    #[arg(long, value_enum, default_value_t = TransportArg::Stdio)]
+    transport: TransportArg,
+    /// Address for --transport http. Non-loopback addresses need a bearer token.
+    #[arg(long, default_value = "127.0.0.1:8765")]
+    listen: std::net::SocketAddr,
+    /// File holding the bearer token required on every HTTP request.
+    #[arg(long, value_name = "FILE")]
+    http_token_file: Option<PathBuf>,
+    /// Largest accepted HTTP request body, in bytes (larger gets 413).
+    #[arg(long, default_value_t = runtime::mcp::http::DEFAULT_MAX_BODY_BYTES)]
+    max_body_bytes: usize,
+    /// Most MCP sessions kept at once over HTTP. At the limit a new one takes the place of
+    /// the longest-idle session (idle a fifth of --session-idle-timeout, nothing open), or
+    /// gets 503.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "ETRADE_MCP_MAX_SESSIONS",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        default_value_t = runtime::mcp::http_sessions::DEFAULT_MAX_SESSIONS
+    )]
+    max_sessions: usize,
+    /// An HTTP MCP session with no request for this many seconds ends.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "ETRADE_MCP_SESSION_IDLE_TIMEOUT",
+        value_parser = clap::value_parser!(u64).range(1..),
+        default_value_t = runtime::mcp::http_sessions::DEFAULT_IDLE_TIMEOUT.as_secs()
+    )]
+    session_idle_timeout: u64,
+    /// Extra Host header values accepted for a non-loopback bind (repeatable).
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+    #[command(flatten)]
+    grants: GrantFlags,
+    /// Renew the E*TRADE token shortly before its two-hour idle deadline while the server
+    /// runs (off by default: it keeps a session alive without any request from you).
+    #[arg(long)]
+    keepalive: bool,
+    /// Where credentials are kept (default: the profile's `credential_store`, else auto).
+    #[arg(long, value_parser = store_choice(), env = "ETRADE_MCP_CREDENTIAL_STORE")]
+    credential_store: Option<StoreChoice>,
+}
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let setup = Setup::resolve(args.environment.map(Into::into), args.profile.clone())?;
@@ -46,13 +102,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         Environment::Paper => None,
         _ => {
             let endpoints = Endpoints::resolve(&setup.file, &settings)?;
-            let http =
-                EtradeHttp::new(endpoints, &super::client_options()).map_err(anyhow::Error::msg)?;
+            let http = EtradeHttp::new(endpoints, &super::setup::client_options())
+                .map_err(anyhow::Error::msg)?;
             Some(Arc::new(EtradeSession::new(
                 http,
                 credentials.clone(),
                 credential_key.clone(),
-                super::coordinator(&setup)?,
+                super::setup::coordinator(&setup)?,
                 Arc::new(jiff::Timestamp::now),
             )))
         }
@@ -343,13 +399,13 @@ fn live_quotes(
             profile: setup.settings.profile.clone(),
         };
         let endpoints = Endpoints::resolve(&setup.file, &settings)?;
-        let http =
-            EtradeHttp::new(endpoints, &super::client_options()).map_err(anyhow::Error::msg)?;
+        let http = EtradeHttp::new(endpoints, &super::setup::client_options())
+            .map_err(anyhow::Error::msg)?;
         let session = Arc::new(EtradeSession::new(
             http,
             store.clone(),
             key,
-            super::coordinator(setup)?,
+            super::setup::coordinator(setup)?,
             Arc::new(jiff::Timestamp::now),
         ));
         tracing::info!(

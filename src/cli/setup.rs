@@ -93,3 +93,33 @@ impl UnavailableStore {
         }
     }
 }
+
+/// HTTP client settings; `ETRADE_MCP_RATE_SCALE` raises the request pacing and
+/// `ETRADE_MCP_HTTP_TIMEOUT_MS` sets the per-request deadline (tests against the fake).
+pub fn client_options() -> runtime::etrade::ClientOptions {
+    let mut o = runtime::etrade::ClientOptions::default();
+    if let Some(ms) = std::env::var("ETRADE_MCP_HTTP_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        o.timeout = std::time::Duration::from_millis(ms);
+    }
+    if let Some(scale) = std::env::var("ETRADE_MCP_RATE_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        o.rate_scale = scale;
+    }
+    o
+}
+
+/// The credential lock for this state folder; `ETRADE_MCP_LOCK_TIMEOUT_MS` shortens the wait.
+pub fn coordinator(setup: &Setup) -> anyhow::Result<runtime::credentials::Coordinator> {
+    let timeout = std::env::var("ETRADE_MCP_LOCK_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(std::time::Duration::from_millis)
+        .unwrap_or(runtime::credentials::DEFAULT_LOCK_TIMEOUT);
+    let dir = setup.paths.ensure_data_dir()?;
+    Ok(runtime::credentials::Coordinator::new(dir, timeout))
+}

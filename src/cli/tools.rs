@@ -1,8 +1,32 @@
 //! `etrade tools` and `etrade tools show NAME`.
 
 use super::output::outln;
+use clap::Subcommand;
 use etrade_mcp::generated::{CATALOG, TOOLS};
 use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct ToolsArgs {
+    #[command(subcommand)]
+    command: Option<ToolsCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+enum ToolsCommand {
+    /// Print a tool's input and output JSON Schemas.
+    Show {
+        /// Tool name, e.g. server_status.
+        name: String,
+    },
+}
+
+/// `etrade tools`, as parsed.
+pub fn run(args: ToolsArgs) -> ExitCode {
+    match args.command {
+        None => list(),
+        Some(ToolsCommand::Show { name }) => show(&name),
+    }
+}
 
 pub fn list() -> ExitCode {
     let width = TOOLS.iter().map(|t| t.name.len()).max().unwrap_or(0);

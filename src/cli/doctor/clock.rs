@@ -186,7 +186,7 @@ fn client(endpoints: &Endpoints) -> Result<(tokio::runtime::Runtime, EtradeHttp)
         .enable_all()
         .build()
         .map_err(|_| "cannot start the async runtime".to_string())?;
-    let http = EtradeHttp::new(endpoints.clone(), &crate::cli::client_options())?;
+    let http = EtradeHttp::new(endpoints.clone(), &crate::cli::setup::client_options())?;
     Ok((rt, http))
 }
 
