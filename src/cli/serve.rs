@@ -94,95 +94,26 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let granted = args.grants.granted();
     let credential_key = setup.credential_key()?;
     let credentials = setup.credential_store_or_unavailable(args.credential_store);
-    let transport = match args.transport {
-        TransportArg::Stdio => Transport::Stdio,
-        TransportArg::Http => Transport::Http,
-    };
-    let etrade = match settings.environment {
-        Environment::Paper => None,
-        _ => {
-            let endpoints = Endpoints::resolve(&setup.file, &settings)?;
-            let http = EtradeHttp::new(endpoints, &super::setup::client_options())
-                .map_err(anyhow::Error::msg)?;
-            Some(Arc::new(EtradeSession::new(
-                http,
-                credentials.clone(),
-                credential_key.clone(),
-                super::setup::coordinator(&setup)?,
-                Arc::new(jiff::Timestamp::now),
-            )))
-        }
-    };
-    let keepalive = etrade.clone().filter(|_| args.keepalive);
-    let mut paper = None;
-    let mut live_label = None;
-    let broker: Arc<dyn Broker> = match &etrade {
-        Some(session) => session.clone(),
-        None => {
-            let simulated = Arc::new(SimulatedMarket::new(super::paper::MARKET_SEED));
-            let touches = Arc::new(LiveTouches::default());
-            let market = Arc::new(BlendedMarket {
-                simulated: simulated.clone(),
-                live: touches.clone(),
-            });
-            let book = super::paper::open_book_with(&setup, market)?;
-            paper = Some(book.clone());
-            let mut broker = PaperBroker::new(book, simulated);
-            if let Some(live) = live_quotes(&setup, &credentials, touches)? {
-                live_label = Some(live.label());
-                broker = broker.with_live_quotes(Arc::new(live));
-            }
-            Arc::new(broker)
-        }
-    };
+    let brokerage = brokerage(&setup, &credentials, &credential_key)?;
     let policy = trading_policy(&setup);
-    let approving = args.grants.allow_trading && policy.approval_required();
-    let token = match args.transport {
-        TransportArg::Stdio => None,
-        TransportArg::Http => http_token(&args)?,
-    };
-    let client_trust = match args.transport {
-        TransportArg::Stdio => ClientTrust::Host,
-        TransportArg::Http => {
-            runtime::mcp::http::check_approving_token(token.as_deref(), approving)?;
-            runtime::mcp::http::client_trust(token.as_deref())
-        }
-    };
-    if approving && !client_trust.may_approve() {
-        crate::cli::output::noteln!(
-            "etrade-mcp: HTTP without a bearer token: any program on this computer could be a client, so orders are approved only out of band (etrade approve, or the approval page opened in your browser); give --http-token-file to let your MCP client's form or ticket approve"
-        );
-    }
-    // Bound before the desk, so the approval page can live beside `/mcp` on a loopback
-    // listener; on a network listener it keeps its own loopback port.
-    let http = match args.transport {
-        TransportArg::Stdio => None,
-        TransportArg::Http => Some(BoundHttp::bind(HttpOptions {
-            listen: args.listen,
-            token,
-            max_body_bytes: args.max_body_bytes,
-            allowed_hosts: args.allowed_hosts.clone(),
-            sessions: SessionLimits {
-                max_sessions: args.max_sessions,
-                idle_timeout: std::time::Duration::from_secs(args.session_idle_timeout),
-            },
-        })?),
-    };
+    let (client_trust, http) = listener(&args, &policy)?;
     let page_origin = http
         .as_ref()
         .filter(|h| h.is_loopback())
         .and_then(BoundHttp::local_addr)
         .map(|addr| format!("http://{addr}"));
-    let (desk, approval_page) = order_desk(&setup, policy, broker.clone(), page_origin)?;
-    let desk = Arc::new(desk);
-    let warm_book = paper.clone();
+    let (desk, approval_page) = order_desk(&setup, policy, brokerage.broker.clone(), page_origin)?;
+    let transport = match args.transport {
+        TransportArg::Stdio => Transport::Stdio,
+        TransportArg::Http => Transport::Http,
+    };
     let handlers = Handlers {
         credentials,
         credential_key,
-        broker,
-        paper,
-        live_quotes: live_label,
-        desk,
+        broker: brokerage.broker,
+        paper: brokerage.paper.clone(),
+        live_quotes: brokerage.live_label,
+        desk: Arc::new(desk),
         status: Default::default(),
     };
     let server = McpServer::new(
@@ -203,7 +134,118 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         granted = ?granted,
         "starting etrade-mcp"
     );
+    let background = Background {
+        keepalive: brokerage.session.filter(|_| args.keepalive),
+        warm_book: brokerage.paper,
+        approval_page,
+    };
+    serve_until_shutdown(server, http, background)?;
+    tracing::info!("etrade-mcp stopped");
+    Ok(ExitCode::SUCCESS)
+}
 
+/// What answers the tools: the E*TRADE session, or the paper broker and its book.
+struct Brokerage {
+    broker: Arc<dyn Broker>,
+    /// The E*TRADE session, when E*TRADE answers (for `--keepalive`).
+    session: Option<Arc<EtradeSession>>,
+    /// The paper book, when paper answers.
+    paper: Option<Arc<runtime::paper::book::PaperBook>>,
+    /// Where paper quotes come from while E*TRADE credentials are active.
+    live_label: Option<&'static str>,
+}
+
+fn brokerage(
+    setup: &Setup,
+    credentials: &Arc<dyn runtime::credentials::CredentialStore>,
+    credential_key: &runtime::credentials::CredentialKey,
+) -> anyhow::Result<Brokerage> {
+    let settings = &setup.settings;
+    if settings.environment != Environment::Paper {
+        let endpoints = Endpoints::resolve(&setup.file, settings)?;
+        let http = EtradeHttp::new(endpoints, &super::setup::client_options())
+            .map_err(anyhow::Error::msg)?;
+        let session = Arc::new(EtradeSession::new(
+            http,
+            credentials.clone(),
+            credential_key.clone(),
+            super::setup::coordinator(setup)?,
+            Arc::new(jiff::Timestamp::now),
+        ));
+        return Ok(Brokerage {
+            broker: session.clone(),
+            session: Some(session),
+            paper: None,
+            live_label: None,
+        });
+    }
+    let simulated = Arc::new(SimulatedMarket::new(super::paper::MARKET_SEED));
+    let touches = Arc::new(LiveTouches::default());
+    let market = Arc::new(BlendedMarket {
+        simulated: simulated.clone(),
+        live: touches.clone(),
+    });
+    let book = super::paper::open_book_with(setup, market)?;
+    let mut broker = PaperBroker::new(book.clone(), simulated);
+    let mut live_label = None;
+    if let Some(live) = live_quotes(setup, credentials, touches)? {
+        live_label = Some(live.label());
+        broker = broker.with_live_quotes(Arc::new(live));
+    }
+    Ok(Brokerage {
+        broker: Arc::new(broker),
+        session: None,
+        paper: Some(book),
+        live_label,
+    })
+}
+
+/// Who may be a client, and the HTTP listener when serving HTTP. Bound before the desk, so
+/// the approval page can live beside `/mcp` on a loopback listener; on a network listener
+/// it keeps its own loopback port.
+fn listener(
+    args: &ServeArgs,
+    policy: &TradingPolicy,
+) -> anyhow::Result<(ClientTrust, Option<BoundHttp>)> {
+    let TransportArg::Http = args.transport else {
+        return Ok((ClientTrust::Host, None));
+    };
+    let token = http_token(args)?;
+    let approving = args.grants.allow_trading && policy.approval_required();
+    runtime::mcp::http::check_approving_token(token.as_deref(), approving)?;
+    let client_trust = runtime::mcp::http::client_trust(token.as_deref());
+    if approving && !client_trust.may_approve() {
+        crate::cli::output::noteln!(
+            "etrade-mcp: HTTP without a bearer token: any program on this computer could be a client, so orders are approved only out of band (etrade approve, or the approval page opened in your browser); give --http-token-file to let your MCP client's form or ticket approve"
+        );
+    }
+    let bound = BoundHttp::bind(HttpOptions {
+        listen: args.listen,
+        token,
+        max_body_bytes: args.max_body_bytes,
+        allowed_hosts: args.allowed_hosts.clone(),
+        sessions: SessionLimits {
+            max_sessions: args.max_sessions,
+            idle_timeout: std::time::Duration::from_secs(args.session_idle_timeout),
+        },
+    })?;
+    Ok((client_trust, Some(bound)))
+}
+
+/// What runs beside the transport.
+struct Background {
+    keepalive: Option<Arc<EtradeSession>>,
+    warm_book: Option<Arc<runtime::paper::book::PaperBook>>,
+    approval_page: Page,
+}
+
+/// Start the async runtime, the signal handlers and the background work, then serve the
+/// transport until the client leaves or a signal arrives.
+fn serve_until_shutdown(
+    server: McpServer,
+    http: Option<BoundHttp>,
+    background: Background,
+) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -212,10 +254,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let shutdown = CancellationToken::new();
         // Installed before anything is announced, so a signal right after start is handled.
         install_signal_handlers(shutdown.clone())?;
-        if let Some(session) = keepalive {
+        if let Some(session) = background.keepalive {
             tokio::spawn(keep_alive(session, shutdown.clone()));
         }
-        if let Some(book) = warm_book {
+        if let Some(book) = background.warm_book {
             // Read beside the listener, not before it: the first paper answer then finds
             // the book in memory, and startup does not wait for the disk.
             tokio::task::spawn_blocking(move || {
@@ -225,7 +267,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             });
         }
         let mut page_routes = None;
-        if let Some((page, listener)) = approval_page {
+        if let Some((page, listener)) = background.approval_page {
             crate::cli::output::noteln!("etrade-mcp: approval page on {}/approve/", page.origin());
             match listener {
                 Some(listener) => {
@@ -250,9 +292,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
                 Ok(())
             }
         }
-    })?;
-    tracing::info!("etrade-mcp stopped");
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 fn http_token(args: &ServeArgs) -> anyhow::Result<Option<String>> {
