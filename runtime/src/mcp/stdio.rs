@@ -331,25 +331,29 @@ async fn forward_lines(from: tokio::io::DuplexStream, out: mpsc::Sender<Vec<u8>>
     let mut lines = BufReader::new(from).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let line = crate::mcp::wire_fixes::without_removed_fields(&line).unwrap_or(line);
-        let mut framed = line.into_bytes();
-        framed.push(b'\n');
-        if out.send(framed).await.is_err() {
+        // Sent without its newline (the writer adds it): appending one here could copy a
+        // many-megabyte answer once more.
+        if out.send(line.into_bytes()).await.is_err() {
             return;
         }
     }
 }
 
+/// One message for the writer, which ends each with a newline.
 fn encode(message: &Value) -> Vec<u8> {
-    let mut framed = message.to_string().into_bytes();
-    framed.push(b'\n');
-    framed
+    message.to_string().into_bytes()
 }
 
 /// The one writer of stdout. A closed stdout ends the writes, never the process with a
 /// panic.
 async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::Receiver<Vec<u8>>) {
     while let Some(line) = lines.recv().await {
-        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+        let written = async {
+            output.write_all(&line).await?;
+            output.write_all(b"\n").await?;
+            output.flush().await
+        };
+        if written.await.is_err() {
             // Drain, so that senders never wait on a reader that is gone.
             while lines.recv().await.is_some() {}
             return;
