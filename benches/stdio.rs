@@ -192,11 +192,18 @@ async fn main() {
     let iters = env_usize("BENCH_ITERS", 2000, 10..=100_000);
     let in_flight = env_usize("BENCH_IN_FLIGHT", 32, 1..=256);
     let home = tempfile::tempdir().expect("temporary ETRADE_MCP_HOME");
-    let bin = std::env::var("BENCH_ETRADE_BIN").unwrap_or_else(|_| {
-        option_env!("CARGO_BIN_EXE_etrade")
-            .expect("run with cargo bench")
-            .to_string()
-    });
+    // `option_env!`: a cross-target `cargo check` (.ci/check-targets) does not define it.
+    let bin = match (
+        std::env::var("BENCH_ETRADE_BIN"),
+        option_env!("CARGO_BIN_EXE_etrade"),
+    ) {
+        (Ok(bin), _) => bin,
+        (Err(_), Some(bin)) => bin.to_string(),
+        (Err(_), None) => {
+            eprintln!("CARGO_BIN_EXE_etrade is unset: run the bench with cargo bench");
+            std::process::exit(2);
+        }
+    };
     let mut etrade_cmd = Command::new(&bin);
     etrade_cmd
         .args(["serve", "--credential-store", "memory"])
