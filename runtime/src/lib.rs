@@ -2,7 +2,9 @@
 //!
 //! Everything with behaviour lives here: the result envelope, the error taxonomy, input
 //! validation, the MCP server, transports, configuration and credentials. The generated tool
-//! layer reaches this crate only through [`__codegen`]; nothing here depends on generated code.
+//! layer reaches this crate only through [`__codegen`]. The one piece of generated code
+//! inside it is the E*TRADE answer models (`etrade/models/generated.rs` includes what
+//! `runtime/build.rs` writes from the spec's `model:` objects); the rest is hand-written.
 
 // A ToolError is the whole error object of a failed result, built at most once per call;
 // boxing it would only add an allocation to every failure.
