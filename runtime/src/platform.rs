@@ -254,6 +254,18 @@ pub fn user_name(lookup: impl Fn(&str) -> Option<OsString>) -> Option<String> {
 // The person's browser
 // ---------------------------------------------------------------------------------------
 
+/// The file a shell would run for `program` (its `.exe` on Windows), searching `PATH`.
+pub fn on_path(program: &str) -> Option<PathBuf> {
+    let file = match CURRENT {
+        Os::Windows => format!("{program}.exe"),
+        _ => program.to_string(),
+    };
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(&file))
+        .find(|p| p.is_file())
+}
+
 /// How a page is opened in the person's browser: `$BROWSER` when set (a program, with
 /// `%s` standing for the URL or the URL appended, as gh, git and Python's webbrowser read
 /// it), else the desktop's own opener.

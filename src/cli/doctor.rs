@@ -133,7 +133,13 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
 
     // 4. Keyring backend, 5. credentials.
     let choice = StoreChoice::resolve(args.credential_store, &file, &settings.profile);
-    let store = check_keyring(&mut r, choice, &paths.data_dir, &key);
+    let store = check_keyring(
+        &mut r,
+        choice,
+        &paths.data_dir,
+        &key,
+        settings.environment == Environment::Paper,
+    );
     let stored = match &store {
         Some(s) => check_credentials(&mut r, s.as_ref(), &key, &settings),
         None => {

@@ -24,6 +24,7 @@ use runtime::trading::desk::OrderDesk;
 use runtime::trading::halt::HaltSwitch;
 use runtime::trading::policy::TradingPolicy;
 use runtime::trading::store::TradingStore;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -139,6 +140,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         warm_book: brokerage.paper,
         approval_page,
     };
+    if args.transport == TransportArg::Stdio && std::io::stdin().is_terminal() {
+        // Typed by hand, `etrade serve` would otherwise sit silent.
+        crate::cli::output::noteln!(
+            "etrade-mcp: waiting for an MCP client on standard input. `etrade serve` is started by an MCP host, not used at a terminal: add {{\"command\": \"{}\", \"args\": [\"serve\"]}} to your host's configuration (README, \"Using it from an MCP client\"). Ctrl-D or Ctrl-C ends it.",
+            approve_program().replace('"', "\\\"")
+        );
+    }
     serve_until_shutdown(server, http, background)?;
     tracing::info!("etrade-mcp stopped");
     Ok(ExitCode::SUCCESS)
@@ -413,11 +421,30 @@ fn order_desk(
         settings.environment,
         &settings.profile,
     )?)
-    .with_approval_pin(app_pin);
+    .with_approval_pin(app_pin)
+    .with_approve_program(approve_program());
     if let Some((page, _)) = &page {
         desk = desk.with_approval_links(page.clone());
     }
     Ok((desk, page))
+}
+
+/// How a person runs this `etrade` in a terminal: `etrade` when PATH finds this very binary,
+/// else its full path (an MCP host starts the server by path, and PATH may not have it).
+fn approve_program() -> String {
+    let Ok(me) = std::env::current_exe() else {
+        return "etrade".to_string();
+    };
+    let same = |p: &std::path::Path| matches!((p.canonicalize(), me.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    if runtime::platform::on_path("etrade").is_some_and(|p| same(&p)) {
+        return "etrade".to_string();
+    }
+    let path = me.display().to_string();
+    if path.contains(char::is_whitespace) {
+        format!("\"{path}\"")
+    } else {
+        path
+    }
 }
 
 /// Paper quotes from E*TRADE when this profile has stored E*TRADE credentials (production

@@ -5,7 +5,7 @@ use super::journal_view::order_view;
 use crate::generated;
 use runtime::mcp::dispatch::{CallContext, ToolResult};
 use runtime::trading::approval::{Decision, summary};
-use runtime::trading::desk::{OrderDesk, TicketView, approve_command};
+use runtime::trading::desk::{OrderDesk, TicketView};
 use serde_json::{Value, json};
 
 pub async fn get(
@@ -52,7 +52,7 @@ fn ticket_data(v: &TicketView, desk: &OrderDesk) -> Value {
         "approval_required": v.approval_required,
         "pin_required": v.pin_required,
         "app_approval": v.app_approval,
-        "approve_command": approve_command(&p.preview_id, desk.environment(), desk.profile()),
+        "approve_command": desk.approve_command(&p.preview_id),
         "expires_at": p.expires_at.to_string(),
         "account": {
             "name": p.context.account_name,

@@ -330,7 +330,7 @@ async fn out_of_band_only_refuses_the_ticket() {
     assert!(
         t["data"]["approve_command"]
             .as_str()
-            .is_some_and(|c| c.starts_with("etrade approve "))
+            .is_some_and(|c| c.starts_with(&format!("{} approve ", common::bin())))
     );
     let hash = t["data"]["preview_hash"].clone();
     let (err, r) = call(

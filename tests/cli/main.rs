@@ -11,3 +11,4 @@ mod doctor;
 mod etrade_auth;
 mod etrade_session;
 mod file_store_crash;
+mod newcomer;

@@ -121,7 +121,7 @@ impl McpServer {
                 .and_then(|p| p.flag)
                 .unwrap_or("the matching permission flag");
             let reason = format!(
-                "This tool needs the `{}` permission; restart `etrade serve` with {flag} to enable it.",
+                "This tool needs the `{}` permission; restart `etrade serve` with {flag} to enable it (in an MCP host's configuration: \"args\": [\"serve\", \"{flag}\"]).",
                 descriptor.permission
             );
             let outcome = Err(ToolError::execution_disabled(&reason));

@@ -70,6 +70,9 @@ pub struct OrderDesk {
     /// The approval PIN the order ticket app must give when one is set; without it the app
     /// approves nothing.
     pub(super) approval_pin: Option<Arc<crate::trading::approval_pin::ApprovalPin>>,
+    /// How a person runs `etrade` in a terminal here: `etrade` when that is on PATH, else
+    /// the running binary's full path (a host starts the server by path).
+    pub(super) approve_program: String,
 }
 
 impl OrderDesk {
@@ -227,6 +230,7 @@ impl OrderDesk {
             halt: None,
             approval_links: None,
             approval_pin: None,
+            approve_program: "etrade".to_string(),
         }
     }
 

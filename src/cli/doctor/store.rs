@@ -4,12 +4,14 @@
 use super::*;
 
 /// Opens the chosen store and reads this entry once; `None` when it is unusable. Then one
-/// line on every store this system offers, with what each protects against.
+/// line on every store this system offers, with what each protects against. On paper a
+/// store that forgets at reboot is no warning: paper needs no credentials.
 pub(super) fn check_keyring(
     r: &mut Report,
     choice: StoreChoice,
     data_dir: &Path,
     key: &CredentialKey,
+    paper: bool,
 ) -> Option<Arc<dyn CredentialStore>> {
     let name = "keyring";
     let others = format!(
@@ -39,6 +41,12 @@ pub(super) fn check_keyring(
     };
     if usable {
         match opened.choice {
+            StoreChoice::Keyutils if paper => r.ok(
+                name,
+                &format!(
+                    "{backend} opens and reads{how}. Paper needs no credentials; this store matters only for live paper quotes and the E*TRADE environments, and it forgets at reboot."
+                ),
+            ),
             StoreChoice::Keyutils => r.warn(
                 name,
                 &format!(

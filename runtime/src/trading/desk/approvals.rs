@@ -22,6 +22,22 @@ const PLACE_FIELD: &str = "place_order";
 const DECISION_POLL: Duration = Duration::from_millis(200);
 
 impl OrderDesk {
+    /// How the person runs `etrade` in a terminal, for the approval commands this desk names.
+    pub fn with_approve_program(mut self, program: String) -> OrderDesk {
+        self.approve_program = program;
+        self
+    }
+
+    /// The command that approves `preview_id` here.
+    pub fn approve_command(&self, preview_id: &str) -> String {
+        approve_command(
+            &self.approve_program,
+            preview_id,
+            &self.environment,
+            &self.profile,
+        )
+    }
+
     /// Offer the local approval page in refusals.
     pub fn with_approval_links(mut self, links: Arc<dyn ApprovalLinks>) -> OrderDesk {
         self.approval_links = Some(links);
@@ -254,7 +270,7 @@ impl OrderDesk {
     /// The refusal of an unapproved placement: how a person approves it. It never carries
     /// the approval page's address: the page, when on, is opened in the person's browser.
     pub(super) fn not_approved(&self, preview: &PreviewRecord) -> ToolError {
-        let command = approve_command(&preview.preview_id, &self.environment, &self.profile);
+        let command = self.approve_command(&preview.preview_id);
         let page = match self
             .approval_links
             .as_ref()
@@ -283,9 +299,15 @@ fn asked_in_the_result() -> ToolError {
     )
 }
 
-/// The command that approves `preview_id` for this environment and profile.
-pub fn approve_command(preview_id: &str, environment: &str, profile: &str) -> String {
-    format!("etrade approve {preview_id} --environment {environment} --profile {profile}")
+/// The command that approves `preview_id` for this environment and profile, `program`
+/// being how the person runs `etrade`.
+pub fn approve_command(
+    program: &str,
+    preview_id: &str,
+    environment: &str,
+    profile: &str,
+) -> String {
+    format!("{program} approve {preview_id} --environment {environment} --profile {profile}")
 }
 
 fn last4(id: &str) -> String {
