@@ -1,0 +1,491 @@
+"""Runs the Windows build of etrade under Wine, in a fresh Wine prefix, as a Windows user
+would meet it: the CLI, an MCP session over stdio driven by the official MCP Python SDK,
+streamable HTTP on loopback, and the Windows Credential Manager store.
+
+Usage: wine_smoke.py --exe PATH/etrade.exe [--probe PATH/credential_store_probe.exe]
+The Wine loader comes from $WINE (default: wine64 on PATH, else /usr/lib/wine/wine64).
+Nothing reaches beyond loopback: the server runs the local paper broker, and the
+sandbox-environment commands below only read and delete the stored entry.
+
+Prints one line per check ("ok   NAME" or "FAIL NAME: why") and exits 1 if any failed. The
+prefix is deleted afterwards unless ETRADE_WINE_KEEP=1 (it is printed either way).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession, types
+from mcp.shared.message import SessionMessage
+
+REPO = Path(__file__).resolve().parents[2]
+FAILED: list[str] = []
+
+
+def check(name: str, ok: bool, why: str = "") -> bool:
+    if ok:
+        print(f"ok   {name}", flush=True)
+    else:
+        FAILED.append(name)
+        print(f"FAIL {name}: {why}", flush=True)
+    return ok
+
+
+def wine_loader() -> str:
+    if os.environ.get("WINE"):
+        return os.environ["WINE"]
+    found = shutil.which("wine64")
+    if found:
+        return found
+    if Path("/usr/lib/wine/wine64").exists():
+        return "/usr/lib/wine/wine64"
+    sys.exit("wine_smoke: no wine64 (apt-get install wine64)")
+
+
+class Wine:
+    """One fresh prefix; every Windows process of the run shares it (and its registry, where
+    Wine keeps the Credential Manager's entries)."""
+
+    def __init__(self, exe: Path) -> None:
+        self.loader = wine_loader()
+        self.exe = exe
+        self.prefix = Path(tempfile.mkdtemp(prefix="etrade-wine-"))
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            # The server must find its folders the Windows way, from the prefix.
+            if not k.startswith("ETRADE_MCP_") and k not in ("DISPLAY", "WAYLAND_DISPLAY")
+        }
+        self.env.update(
+            WINEPREFIX=str(self.prefix),
+            WINEDEBUG="-all",
+            # No Mono or Gecko installer dialogs while the prefix is made.
+            WINEDLLOVERRIDES="mscoree=;mshtml=",
+            ETRADE_MCP_LOG="info",
+        )
+
+    def command(self, *args: str, exe: Path | None = None) -> list[str]:
+        return [self.loader, str(exe or self.exe), *args]
+
+    def run(self, *args: str, exe: Path | None = None, timeout: float = 120, extra_env=None):
+        env = dict(self.env, **(extra_env or {}))
+        return subprocess.run(
+            self.command(*args, exe=exe),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def user_dir(self) -> Path:
+        users = [
+            p
+            for p in (self.prefix / "drive_c" / "users").iterdir()
+            if p.name.lower() not in ("public", "default")
+        ]
+        if len(users) != 1:
+            raise RuntimeError(f"expected one Wine user folder, found {users}")
+        return users[0]
+
+    def close(self) -> None:
+        wineserver = Path(self.loader).with_name("wineserver")
+        server = str(wineserver) if wineserver.exists() else "wineserver"
+        subprocess.run([server, "-k"], env=self.env, check=False)
+        subprocess.run([server, "-w"], env=self.env, check=False, timeout=60)
+        if os.environ.get("ETRADE_WINE_KEEP") == "1":
+            print(f"wine prefix kept: {self.prefix}")
+        else:
+            shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+def both(p: subprocess.CompletedProcess) -> str:
+    return f"exit {p.returncode}\n--- stdout\n{p.stdout}\n--- stderr\n{p.stderr}"
+
+
+# ---------------------------------------------------------------------------------------
+# The CLI
+# ---------------------------------------------------------------------------------------
+
+
+def cli_checks(wine: Wine) -> None:
+    version = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+    start = time.monotonic()
+    p = wine.run("--version", timeout=300)
+    print(f"     (first start, the prefix made: {time.monotonic() - start:.1f} s)")
+    check("--version", p.returncode == 0 and p.stdout.strip() == f"etrade {version}", both(p))
+
+    p = wine.run("tools")
+    names = set(re.findall(r"^\s*([a-z_]+)\b", p.stdout, re.M))
+    wanted = {"server_status", "list_accounts", "preview_order", "place_order"}
+    check("tools", p.returncode == 0 and wanted <= names, f"missing {wanted - names}\n{both(p)}")
+
+    # The README: config in %APPDATA%\etrade-mcp, state in %LOCALAPPDATA%\etrade-mcp. A config
+    # placed where Windows users are told to put it must be the one read: its profile names the
+    # paper book's starting cash, which the session below sees.
+    user = wine.user_dir()
+    roaming = user / "AppData" / "Roaming" / "etrade-mcp"
+    local = user / "AppData" / "Local" / "etrade-mcp"
+    roaming.mkdir(parents=True, exist_ok=True)
+    (roaming / "config.toml").write_text('[profiles.default]\nenvironment = "paper"\n')
+
+    p = wine.run("doctor")
+    text = p.stdout + p.stderr
+    win_user = f"C:\\users\\{user.name}"
+    check("doctor exits 0", p.returncode == 0, both(p))
+    check(
+        "doctor reads config.toml from %APPDATA%",
+        f"{win_user}\\AppData\\Roaming\\etrade-mcp\\config.toml".lower() in text.lower(),
+        text,
+    )
+    check(
+        "doctor keeps state in %LOCALAPPDATA%",
+        f"{win_user}\\AppData\\Local\\etrade-mcp".lower() in text.lower() and local.is_dir(),
+        f"{text}\nstate folder exists: {local.is_dir()}",
+    )
+    check(
+        "doctor uses the Windows Credential Manager",
+        "credential manager" in text.lower(),
+        text,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# MCP over stdio: the Python SDK's ClientSession on the server's pipes
+# ---------------------------------------------------------------------------------------
+
+
+def payload(result: types.CallToolResult) -> dict:
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(result.content[0].text)
+
+
+async def stdio_session(wine: Wine) -> None:
+    # The SDK's own stdio_client gives a server two seconds after closing stdin and then
+    # kills it, without telling the caller how it ended; this transport is the same line
+    # framing, and keeps the process so its exit after EOF is seen.
+    process = await anyio.open_process(
+        wine.command("serve", "--allow-trading"),
+        env=wine.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](16)
+    stderr_chunks: list[bytes] = []
+
+    async def read_stdout() -> None:
+        buffer = b""
+        async with to_session:
+            async for chunk in process.stdout:
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    if line.strip():
+                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                        await to_session.send(SessionMessage(message))
+
+    async def read_stderr() -> None:
+        async for chunk in process.stderr:
+            stderr_chunks.append(chunk)
+
+    async def write_stdin() -> None:
+        async with from_session:
+            async for m in from_session:
+                data = m.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                await process.stdin.send(data.encode())
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read_stdout)
+        tg.start_soon(read_stderr)
+        tg.start_soon(write_stdin)
+        with anyio.fail_after(180):
+            async with ClientSession(from_server, to_server) as session:
+                init = await session.initialize()
+                check("stdio: initialize", init.server_info.name != "", str(init))
+                listed = await session.list_tools()
+                names = {t.name for t in listed.tools}
+                check(
+                    "stdio: tools/list",
+                    {"server_status", "preview_order", "place_order"} <= names,
+                    str(sorted(names)),
+                )
+                status = payload(await session.call_tool("server_status", {}))
+                check(
+                    "stdio: server_status (paper, stdio, trading granted)",
+                    status.get("environment") == "paper"
+                    and "stdio" in json.dumps(status)
+                    and "trade" in json.dumps(status.get("permissions", status)),
+                    json.dumps(status),
+                )
+                accounts = payload(await session.call_tool("list_accounts", {}))
+                key = accounts["accounts"][0]["accountIdKey"]
+                order = {
+                    "order_type": "EQ",
+                    "symbol": "AAPL",
+                    "order_action": "BUY",
+                    "quantity": "3",
+                    "price_type": "MARKET",
+                }
+                pv = await session.call_tool(
+                    "preview_order", {"account_id_key": key, "request": order}
+                )
+                preview = payload(pv)
+                check(
+                    "stdio: preview_order",
+                    not pv.is_error and bool(preview.get("preview_id")),
+                    json.dumps(preview),
+                )
+                args = {"account_id_key": key, "preview_id": preview.get("preview_id")}
+                placed = await session.call_tool("place_order", args)
+                placed_body = payload(placed)
+                check(
+                    "stdio: place_order",
+                    not placed.is_error and isinstance(placed_body.get("order_id"), int),
+                    json.dumps(placed_body),
+                )
+                again = await session.call_tool("place_order", args)
+                check(
+                    "stdio: the same preview is not placed twice",
+                    bool(again.is_error),
+                    json.dumps(payload(again)),
+                )
+                orders = payload(await session.call_tool("list_orders", {"account_id_key": key}))
+                ids = [o.get("orderId") for o in orders.get("orders", [])]
+                check(
+                    "stdio: one order in the book",
+                    ids == [placed_body.get("order_id")],
+                    json.dumps(orders),
+                )
+        # The client is done: close the server's stdin and let it go.
+        await process.stdin.aclose()
+        start = time.monotonic()
+        with anyio.move_on_after(60):
+            while process.returncode is None:
+                await anyio.sleep(0.1)
+        took = time.monotonic() - start
+        if process.returncode is None:
+            process.kill()
+        tg.cancel_scope.cancel()
+    stderr = b"".join(stderr_chunks).decode(errors="replace")
+    check(
+        "stdio: exits 0 when the client closes stdin",
+        process.returncode == 0 and "panicked" not in stderr,
+        f"exit {process.returncode} after {took:.1f} s\n{stderr}",
+    )
+    print(f"     (exit after EOF: {took:.1f} s)")
+
+
+def state_after_session(wine: Wine) -> None:
+    local = wine.user_dir() / "AppData" / "Local" / "etrade-mcp"
+    files = sorted(p.name for p in local.rglob("*") if p.is_file()) if local.is_dir() else []
+    check(
+        "the paper book lives in %LOCALAPPDATA%\\etrade-mcp",
+        any(f.endswith(".redb") or "paper" in f for f in files),
+        f"{local}: {files}",
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Streamable HTTP on loopback
+# ---------------------------------------------------------------------------------------
+
+MODERN = "2026-07-28"
+
+
+def post(url: str, body: dict, headers: dict | None = None) -> tuple[int, str]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            **(headers or {}),
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+
+
+def answer(text: str) -> dict:
+    """The JSON-RPC answer in a body: plain JSON or the data of one SSE event."""
+    text = text.strip()
+    if text.startswith("{"):
+        return json.loads(text)
+    data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    for d in data:
+        if d.startswith("{"):
+            return json.loads(d)
+    raise ValueError(f"no JSON-RPC answer in {text!r}")
+
+
+def http_checks(wine: Wine) -> None:
+    server = subprocess.Popen(
+        wine.command("serve", "--transport", "http", "--listen", "127.0.0.1:0"),
+        env=wine.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = None
+    seen: list[str] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = server.stderr.readline()
+            if not line:
+                break
+            seen.append(line)
+            if line.startswith("etrade-mcp: listening on "):
+                url = line.removeprefix("etrade-mcp: listening on ").strip()
+                break
+        if not check("http: listening on 127.0.0.1", bool(url) and "127.0.0.1:" in url, "".join(seen)):
+            return
+        # Keep the pipe drained so that the server never blocks on stderr.
+        threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "wine-smoke", "version": "1"},
+            },
+        }
+        status, body = post(url, init)
+        result = answer(body).get("result", {}) if status == 200 else {}
+        check(
+            "http: 2025-11-25 initialize",
+            status == 200 and result.get("protocolVersion") == "2025-11-25",
+            f"{status} {body}",
+        )
+
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "wine-smoke", "version": "1"},
+        }
+        discover = {"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": meta}}
+        status, body = post(
+            url, discover, {"mcp-protocol-version": MODERN, "mcp-method": "server/discover"}
+        )
+        versions = answer(body).get("result", {}).get("supportedVersions", []) if status == 200 else []
+        check(
+            "http: 2026-07-28 server/discover",
+            status == 200 and MODERN in versions and "2025-11-25" in versions,
+            f"{status} {body}",
+        )
+
+        status, body = post(url, init, {"origin": "http://evil.example"})
+        check("http: a foreign Origin gets 403", status == 403, f"{status} {body}")
+        status, body = post(url, init, {"origin": "http://localhost:5173"})
+        check("http: a loopback Origin gets 200", status == 200, f"{status} {body}")
+    finally:
+        server.kill()
+        server.wait(timeout=30)
+
+
+# ---------------------------------------------------------------------------------------
+# The Windows Credential Manager
+# ---------------------------------------------------------------------------------------
+
+
+def store_checks(wine: Wine, probe: Path) -> None:
+    # Not real keys: a value that shows up nowhere else, so a leak would be plain.
+    consumer_key = "wineProbeKey4417"
+    secret = "wine-probe-SECRET/+=9c1e"
+    env = {"PROBE_CONSUMER_KEY": consumer_key, "PROBE_CONSUMER_SECRET": secret}
+    profile = "wineprobe"
+
+    def probe_run(action: str) -> subprocess.CompletedProcess:
+        return wine.run("windows", action, profile, exe=probe, extra_env=env)
+
+    def auth(command: str) -> subprocess.CompletedProcess:
+        return wine.run(
+            "auth", command, "--environment", "sandbox", "--profile", profile,
+            "--credential-store", "windows",
+        )
+
+    def no_secret(*ps: subprocess.CompletedProcess) -> bool:
+        return all(secret not in p.stdout + p.stderr for p in ps)
+
+    before = probe_run("read")
+    check("store: no entry in a fresh prefix", before.returncode == 0 and before.stdout.strip() == "absent", both(before))
+    w = probe_run("write")
+    check("store: write (CredWriteW)", w.returncode == 0 and w.stdout.strip() == "written", both(w))
+    r = probe_run("read")
+    check(
+        "store: read back in a second process",
+        r.returncode == 0 and r.stdout.strip() == f"present key={consumer_key} secret=same",
+        both(r),
+    )
+    # The real CLI, a third process, finds the same entry through --credential-store windows.
+    s = auth("status")
+    check(
+        "store: etrade auth status sees it",
+        s.returncode == 0 and "state: present" in s.stdout and "windows" in s.stdout,
+        both(s),
+    )
+    # No access token is stored, so logout revokes nothing at E*TRADE: it only deletes.
+    out = auth("logout")
+    check(
+        "store: etrade auth logout deletes it (CredDeleteW)",
+        out.returncode == 0 and "stored entry is deleted" in out.stdout,
+        both(out),
+    )
+    gone = probe_run("read")
+    check("store: gone afterwards", gone.returncode == 0 and gone.stdout.strip() == "absent", both(gone))
+    s2 = auth("status")
+    check("store: etrade auth status says missing", s2.returncode == 0 and "state: missing" in s2.stdout, both(s2))
+    check("store: the secret is never printed", no_secret(before, w, r, s, out, gone, s2), "secret in output")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--exe", required=True, type=Path)
+    parser.add_argument("--probe", type=Path)
+    args = parser.parse_args()
+    wine = Wine(args.exe.resolve())
+    print(f"wine: {subprocess.run([wine.loader, '--version'], capture_output=True, text=True).stdout.strip()}")
+    print(f"prefix: {wine.prefix}")
+    started = time.monotonic()
+    try:
+        cli_checks(wine)
+        anyio.run(stdio_session, wine)
+        state_after_session(wine)
+        http_checks(wine)
+        if args.probe:
+            store_checks(wine, args.probe.resolve())
+        else:
+            print("skip store checks (no --probe)")
+    except Exception as e:  # a crash of the harness is a failure too, with its reason
+        check("harness", False, repr(e))
+    finally:
+        wine.close()
+    print(f"wine smoke: {len(FAILED)} failed, {time.monotonic() - started:.0f} s")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
