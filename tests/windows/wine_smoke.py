@@ -18,7 +18,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import tomllib
@@ -61,7 +60,14 @@ class Wine:
     def __init__(self, exe: Path) -> None:
         self.loader = wine_loader()
         self.exe = exe
-        self.prefix = Path(tempfile.mkdtemp(prefix="etrade-wine-"))
+        made = subprocess.run(
+            [str(REPO / "tests" / "windows" / "new-prefix")],
+            env=dict(os.environ, WINE=self.loader),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        self.prefix = Path(made.stdout.strip().splitlines()[-1])
         self.env = {
             k: v
             for k, v in os.environ.items()
@@ -122,9 +128,7 @@ def both(p: subprocess.CompletedProcess) -> str:
 
 def cli_checks(wine: Wine) -> None:
     version = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]["version"]
-    start = time.monotonic()
-    p = wine.run("--version", timeout=300)
-    print(f"     (first start, the prefix made: {time.monotonic() - start:.1f} s)")
+    p = wine.run("--version")
     check("--version", p.returncode == 0 and p.stdout.strip() == f"etrade {version}", both(p))
 
     p = wine.run("tools")
@@ -167,10 +171,15 @@ def cli_checks(wine: Wine) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def payload(result: types.CallToolResult) -> dict:
+def envelope(result: types.CallToolResult) -> dict:
     if result.structured_content is not None:
         return result.structured_content
     return json.loads(result.content[0].text)
+
+
+def payload(result: types.CallToolResult) -> dict:
+    """The tool's data, from the envelope every tool answers with ({data, error, meta})."""
+    return envelope(result).get("data") or {}
 
 
 async def stdio_session(wine: Wine) -> None:
@@ -209,6 +218,15 @@ async def stdio_session(wine: Wine) -> None:
                 data = m.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 await process.stdin.send(data.encode())
 
+    try:
+        await drive(process, from_server, to_server, read_stdout, read_stderr, write_stdin, stderr_chunks)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def drive(process, from_server, to_server, read_stdout, read_stderr, write_stdin, stderr_chunks) -> None:
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_stdout)
         tg.start_soon(read_stderr)
@@ -225,11 +243,13 @@ async def stdio_session(wine: Wine) -> None:
                     str(sorted(names)),
                 )
                 status = payload(await session.call_tool("server_status", {}))
+                granted = {p["name"] for p in status.get("permissions", []) if p.get("granted")}
                 check(
-                    "stdio: server_status (paper, stdio, trading granted)",
+                    "stdio: server_status (paper, stdio, trading granted, Credential Manager)",
                     status.get("environment") == "paper"
-                    and "stdio" in json.dumps(status)
-                    and "trade" in json.dumps(status.get("permissions", status)),
+                    and status.get("transport") == "stdio"
+                    and "trade" in granted
+                    and status.get("credentials", {}).get("backend") == "windows-credential-manager",
                     json.dumps(status),
                 )
                 accounts = payload(await session.call_tool("list_accounts", {}))
@@ -248,7 +268,7 @@ async def stdio_session(wine: Wine) -> None:
                 check(
                     "stdio: preview_order",
                     not pv.is_error and bool(preview.get("preview_id")),
-                    json.dumps(preview),
+                    json.dumps(envelope(pv)),
                 )
                 args = {"account_id_key": key, "preview_id": preview.get("preview_id")}
                 placed = await session.call_tool("place_order", args)
@@ -256,13 +276,13 @@ async def stdio_session(wine: Wine) -> None:
                 check(
                     "stdio: place_order",
                     not placed.is_error and isinstance(placed_body.get("order_id"), int),
-                    json.dumps(placed_body),
+                    json.dumps(envelope(placed)),
                 )
                 again = await session.call_tool("place_order", args)
                 check(
                     "stdio: the same preview is not placed twice",
-                    bool(again.is_error),
-                    json.dumps(payload(again)),
+                    bool(again.is_error) and bool(envelope(again).get("error")),
+                    json.dumps(envelope(again)),
                 )
                 orders = payload(await session.call_tool("list_orders", {"account_id_key": key}))
                 ids = [o.get("orderId") for o in orders.get("orders", [])]
@@ -466,7 +486,9 @@ def main() -> int:
     parser.add_argument("--exe", required=True, type=Path)
     parser.add_argument("--probe", type=Path)
     args = parser.parse_args()
+    made = time.monotonic()
     wine = Wine(args.exe.resolve())
+    print(f"     (the prefix made in {time.monotonic() - made:.1f} s)")
     print(f"wine: {subprocess.run([wine.loader, '--version'], capture_output=True, text=True).stdout.strip()}")
     print(f"prefix: {wine.prefix}")
     started = time.monotonic()
