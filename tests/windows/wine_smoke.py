@@ -137,8 +137,7 @@ def cli_checks(wine: Wine) -> None:
     check("tools", p.returncode == 0 and wanted <= names, f"missing {wanted - names}\n{both(p)}")
 
     # The README: config in %APPDATA%\etrade-mcp, state in %LOCALAPPDATA%\etrade-mcp. A config
-    # placed where Windows users are told to put it must be the one read: its profile names the
-    # paper book's starting cash, which the session below sees.
+    # placed where Windows users are told to put it must be the one doctor finds and reads.
     user = wine.user_dir()
     roaming = user / "AppData" / "Roaming" / "etrade-mcp"
     local = user / "AppData" / "Local" / "etrade-mcp"
@@ -149,9 +148,11 @@ def cli_checks(wine: Wine) -> None:
     text = p.stdout + p.stderr
     win_user = f"C:\\users\\{user.name}"
     check("doctor exits 0", p.returncode == 0, both(p))
+    config_line = next((l for l in text.splitlines() if "config:" in l), "")
     check(
         "doctor reads config.toml from %APPDATA%",
-        f"{win_user}\\AppData\\Roaming\\etrade-mcp\\config.toml".lower() in text.lower(),
+        f"{win_user}\\AppData\\Roaming\\etrade-mcp\\config.toml".lower() in config_line.lower()
+        and "not found" not in config_line,
         text,
     )
     check(
@@ -315,7 +316,7 @@ def state_after_session(wine: Wine) -> None:
     files = sorted(p.name for p in local.rglob("*") if p.is_file()) if local.is_dir() else []
     check(
         "the paper book lives in %LOCALAPPDATA%\\etrade-mcp",
-        any(f.endswith(".redb") or "paper" in f for f in files),
+        "paper-default.redb" in files and "trading.redb" in files,
         f"{local}: {files}",
     )
 
