@@ -2,16 +2,20 @@
 would meet it: the CLI, an MCP session over stdio driven by the official MCP Python SDK,
 streamable HTTP on loopback, and the Windows Credential Manager store.
 
-Usage: wine_smoke.py --exe PATH/etrade.exe [--probe PATH/credential_store_probe.exe]
+Usage: wine_smoke.py --exe PATH/etrade.exe
 The Wine loader comes from $WINE (default: wine64 on PATH, else /usr/lib/wine/wine64).
-Nothing reaches beyond loopback: the server runs the local paper broker, and the
-sandbox-environment commands below only read and delete the stored entry.
+Nothing reaches beyond loopback: the server runs the local paper broker, and `etrade auth`
+logs in to a stand-in for E*TRADE's OAuth endpoints on 127.0.0.1.
 
 Prints one line per check ("ok   NAME" or "FAIL NAME: why") and exits 1 if any failed. The
 prefix is deleted afterwards unless ETRADE_WINE_KEEP=1 (it is printed either way).
 """
 
 import argparse
+import base64
+import hashlib
+import hmac
+import http.server
 import json
 import os
 import re
@@ -22,6 +26,7 @@ import threading
 import time
 import tomllib
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -428,64 +433,152 @@ def http_checks(wine: Wine) -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# The Windows Credential Manager
+# The Windows Credential Manager, through `etrade auth`
 # ---------------------------------------------------------------------------------------
 
+# Not real keys: values that show up nowhere else, so a leak would be plain.
+CONSUMER_KEY = "wineProbeKey4417"
+CONSUMER_SECRET = "wine-probe-CONSUMER/+=9c1e"
+REQUEST = ("wineRequestTok", "wine-request-SECRET")
+ACCESS = ("wineAccessTok", "wine-access-SECRET/+=")
+VERIFIER = "WINE42VERIFY"
 
-def store_checks(wine: Wine, probe: Path) -> None:
-    # Not real keys: a value that shows up nowhere else, so a leak would be plain.
-    consumer_key = "wineProbeKey4417"
-    secret = "wine-probe-SECRET/+=9c1e"
-    env = {"PROBE_CONSUMER_KEY": consumer_key, "PROBE_CONSUMER_SECRET": secret}
+
+def oauth_encode(s: str) -> str:
+    return urllib.parse.quote(s, safe="-._~")
+
+
+class FakeOAuth(http.server.BaseHTTPRequestHandler):
+    """E*TRADE's three token endpoints on loopback, as `etrade auth` meets them. Each request
+    is kept, with whether its OAuth 1.0a signature checks out against the secrets issued."""
+
+    seen: list[dict] = []
+
+    def do_GET(self) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        header = self.headers.get("authorization", "")
+        params = dict(
+            (k, urllib.parse.unquote(v))
+            for k, v in re.findall(r'(oauth_[a-z_]+)="([^"]*)"', header)
+        )
+        token = params.get("oauth_token")
+        token_secret = {REQUEST[0]: REQUEST[1], ACCESS[0]: ACCESS[1]}.get(token or "", "")
+        signed = dict(params)
+        signature = signed.pop("oauth_signature", "")
+        signed.update(urllib.parse.parse_qsl(url.query))
+        normalized = "&".join(
+            f"{oauth_encode(k)}={oauth_encode(v)}" for k, v in sorted(signed.items())
+        )
+        base = "&".join(
+            oauth_encode(x) for x in ("GET", f"http://{self.headers['host']}{url.path}", normalized)
+        )
+        key = f"{oauth_encode(CONSUMER_SECRET)}&{oauth_encode(token_secret)}".encode()
+        expected = base64.b64encode(hmac.new(key, base.encode(), hashlib.sha1).digest()).decode()
+        FakeOAuth.seen.append(
+            {"path": url.path, "params": params, "signature_ok": signature == expected}
+        )
+        bodies = {
+            "/oauth/request_token": f"oauth_token={REQUEST[0]}&oauth_token_secret={oauth_encode(REQUEST[1])}"
+            "&oauth_callback_confirmed=true",
+            "/oauth/access_token": f"oauth_token={ACCESS[0]}&oauth_token_secret={oauth_encode(ACCESS[1])}",
+            "/oauth/revoke_access_token": "Revoked Access Token",
+        }
+        body = bodies.get(url.path)
+        self.send_response(200 if body else 404)
+        self.send_header("content-type", "application/x-www-form-urlencoded")
+        data = (body or "not found").encode()
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def store_checks(wine: Wine) -> None:
+    fake = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOAuth)
+    threading.Thread(target=fake.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{fake.server_address[1]}"
     profile = "wineprobe"
+    config = wine.user_dir() / "AppData" / "Roaming" / "etrade-mcp" / "config.toml"
+    config.write_text(
+        config.read_text()
+        + f'\n[profiles.{profile}]\nenvironment = "sandbox"\napi_base_url = "{base}"\n'
+        f'authorize_url = "{base}/authorize"\n'
+    )
+    secrets = [CONSUMER_SECRET, REQUEST[1], ACCESS[0], ACCESS[1], VERIFIER]
 
-    def probe_run(action: str) -> subprocess.CompletedProcess:
-        return wine.run("windows", action, profile, exe=probe, extra_env=env)
+    def auth(command: str, stdin: str | None = None, env=None) -> subprocess.CompletedProcess:
+        p = subprocess.run(
+            wine.command("auth", command, "--profile", profile, "--credential-store", "windows"),
+            env=dict(wine.env, **(env or {})),
+            input=stdin or "",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        leaked = [x for x in secrets if x in p.stdout + p.stderr]
+        check(f"store: etrade auth {command} prints no secret", not leaked, f"{leaked}\n{both(p)}")
+        return p
 
-    def auth(command: str) -> subprocess.CompletedProcess:
-        return wine.run(
-            "auth", command, "--environment", "sandbox", "--profile", profile,
-            "--credential-store", "windows",
+    try:
+        p = auth("status")
+        check("store: nothing stored in a fresh prefix", "state: missing" in p.stdout, both(p))
+
+        p = auth(
+            "login",
+            stdin=VERIFIER + "\n",
+            env={"ETRADE_CONSUMER_KEY": CONSUMER_KEY, "ETRADE_CONSUMER_SECRET": CONSUMER_SECRET},
+        )
+        check(
+            "store: etrade auth login stores the token (CredWriteW)",
+            p.returncode == 0 and "Logged in" in p.stdout and "state: active" in p.stdout,
+            both(p),
         )
 
-    def no_secret(*ps: subprocess.CompletedProcess) -> bool:
-        return all(secret not in p.stdout + p.stderr for p in ps)
+        # Another process, no consumer key in its environment: all from the Credential Manager.
+        p = auth("status")
+        check(
+            "store: a second process reads it back (CredReadW)",
+            p.returncode == 0
+            and "state: active" in p.stdout
+            and "windows-credential-manager" in p.stdout,
+            both(p),
+        )
 
-    before = probe_run("read")
-    check("store: no entry in a fresh prefix", before.returncode == 0 and before.stdout.strip() == "absent", both(before))
-    w = probe_run("write")
-    check("store: write (CredWriteW)", w.returncode == 0 and w.stdout.strip() == "written", both(w))
-    r = probe_run("read")
-    check(
-        "store: read back in a second process",
-        r.returncode == 0 and r.stdout.strip() == f"present key={consumer_key} secret=same",
-        both(r),
-    )
-    # The real CLI, a third process, finds the same entry through --credential-store windows.
-    s = auth("status")
-    check(
-        "store: etrade auth status sees it",
-        s.returncode == 0 and "state: present" in s.stdout and "windows" in s.stdout,
-        both(s),
-    )
-    # No access token is stored, so logout revokes nothing at E*TRADE: it only deletes.
-    out = auth("logout")
-    check(
-        "store: etrade auth logout deletes it (CredDeleteW)",
-        out.returncode == 0 and "stored entry is deleted" in out.stdout,
-        both(out),
-    )
-    gone = probe_run("read")
-    check("store: gone afterwards", gone.returncode == 0 and gone.stdout.strip() == "absent", both(gone))
-    s2 = auth("status")
-    check("store: etrade auth status says missing", s2.returncode == 0 and "state: missing" in s2.stdout, both(s2))
-    check("store: the secret is never printed", no_secret(before, w, r, s, out, gone, s2), "secret in output")
+        p = auth("logout")
+        revoke = [r for r in FakeOAuth.seen if r["path"] == "/oauth/revoke_access_token"]
+        # The revocation is signed with the consumer secret and the access token's secret:
+        # a good signature shows both came back from the store intact.
+        check(
+            "store: logout signs with what was stored (key, token, both secrets)",
+            len(revoke) == 1
+            and revoke[0]["params"].get("oauth_consumer_key") == CONSUMER_KEY
+            and revoke[0]["params"].get("oauth_token") == ACCESS[0]
+            and revoke[0]["signature_ok"],
+            f"{revoke}\n{both(p)}",
+        )
+        check(
+            "store: etrade auth logout deletes it (CredDeleteW)",
+            p.returncode == 0 and "stored entry is deleted" in p.stdout,
+            both(p),
+        )
+        p = auth("status")
+        check("store: gone in the next process", "state: missing" in p.stdout, both(p))
+        check(
+            "store: every OAuth request was signed correctly",
+            [r["path"] for r in FakeOAuth.seen]
+            == ["/oauth/request_token", "/oauth/access_token", "/oauth/revoke_access_token"]
+            and all(r["signature_ok"] for r in FakeOAuth.seen),
+            json.dumps(FakeOAuth.seen),
+        )
+    finally:
+        fake.shutdown()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--exe", required=True, type=Path)
-    parser.add_argument("--probe", type=Path)
     args = parser.parse_args()
     made = time.monotonic()
     wine = Wine(args.exe.resolve())
@@ -498,10 +591,7 @@ def main() -> int:
         anyio.run(stdio_session, wine)
         state_after_session(wine)
         http_checks(wine)
-        if args.probe:
-            store_checks(wine, args.probe.resolve())
-        else:
-            print("skip store checks (no --probe)")
+        store_checks(wine)
     except Exception as e:  # a crash of the harness is a failure too, with its reason
         check("harness", False, repr(e))
     finally:
