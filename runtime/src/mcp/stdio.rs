@@ -344,16 +344,42 @@ fn encode(message: &Value) -> Vec<u8> {
     message.to_string().into_bytes()
 }
 
+/// Lines ready together are written in one write of at most this many bytes: each write to
+/// stdout is a trip through a blocking thread, and pipelined answers come in bursts.
+const BATCH_BYTES: usize = 64 * 1024;
+
 /// The one writer of stdout. A closed stdout ends the writes, never the process with a
 /// panic.
 async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::Receiver<Vec<u8>>) {
-    while let Some(line) = lines.recv().await {
-        let written = async {
-            output.write_all(&line).await?;
-            output.write_all(b"\n").await?;
-            output.flush().await
-        };
-        if written.await.is_err() {
+    let mut batch = Vec::with_capacity(BATCH_BYTES);
+    while let Some(first) = lines.recv().await {
+        let mut next = Some(first);
+        let mut written = Ok(());
+        while let Some(line) = next.take() {
+            if batch.len() + line.len() + 1 > BATCH_BYTES && !batch.is_empty() {
+                written = output.write_all(&batch).await;
+                batch.clear();
+            }
+            if written.is_ok() && line.len() + 1 > BATCH_BYTES {
+                // A big answer goes out as it is, never copied into the batch.
+                written = match output.write_all(&line).await {
+                    Ok(()) => output.write_all(b"\n").await,
+                    Err(e) => Err(e),
+                };
+            } else {
+                batch.extend_from_slice(&line);
+                batch.push(b'\n');
+            }
+            if written.is_err() {
+                break;
+            }
+            next = lines.try_recv().ok();
+        }
+        if written.is_ok() && !batch.is_empty() {
+            written = output.write_all(&batch).await;
+            batch.clear();
+        }
+        if written.is_err() || output.flush().await.is_err() {
             // Drain, so that senders never wait on a reader that is gone.
             while lines.recv().await.is_some() {}
             return;
@@ -372,6 +398,27 @@ mod tests {
 
     const MODERN_CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}"#;
+
+    #[tokio::test]
+    async fn the_writer_ends_every_line_and_batches_those_ready_together() {
+        let (tx, rx) = mpsc::channel(8);
+        let (mut read, write) = tokio::io::duplex(1 << 20);
+        let writer = tokio::spawn(write_lines(write, rx));
+        let big = vec![b'x'; BATCH_BYTES + 10];
+        for line in [b"a".to_vec(), big.clone(), b"b".to_vec()] {
+            tx.send(line).await.expect("send");
+        }
+        drop(tx);
+        writer.await.expect("writer");
+        let mut out = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut read, &mut out)
+            .await
+            .expect("read");
+        let mut want = b"a\n".to_vec();
+        want.extend_from_slice(&big);
+        want.extend_from_slice(b"\nb\n");
+        assert_eq!(out, want);
+    }
 
     #[test]
     fn notifications_and_responses_before_the_first_request_are_dropped() {
