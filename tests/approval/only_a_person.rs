@@ -116,33 +116,13 @@ fn modern_call(id: u64, tool: &str, args: Value, extra: Value) -> Value {
 }
 
 async fn modern_post(server: &HttpServer, body: &Value, token: Option<&str>) -> Value {
-    let mut r = reqwest::Client::new()
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", MODERN)
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", body["params"]["name"].as_str().unwrap_or(""));
+    let name = body["params"]["name"].as_str();
+    let mut r = common::modern_post_to(&server.url, &body.to_string(), "tools/call", name);
     if let Some(token) = token {
         r = r.bearer_auth(token);
     }
-    let text = r
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("POST")
-        .text()
-        .await
-        .expect("body");
-    serde_json::from_str::<Value>(&text)
-        .ok()
-        .or_else(|| {
-            text.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-                .find(|v| v.get("id").is_some())
-        })
-        .unwrap_or_else(|| panic!("a JSON-RPC answer in: {text}"))
+    let text = r.send().await.expect("POST").text().await.expect("body");
+    common::jsonrpc_in(&text).unwrap_or_else(|| panic!("a JSON-RPC answer in: {text}"))
 }
 
 /// The payload of a complete `tools/call` result.
@@ -347,6 +327,20 @@ async fn session_preview<H: ClientHandler>(
     (key, id)
 }
 
+/// `place_order` through a session: (failed, payload).
+async fn session_place<H: ClientHandler>(
+    client: &rmcp::service::RunningService<RoleClient, H>,
+    key: &Value,
+    id: &str,
+) -> (bool, Value) {
+    common::call_payload(
+        client,
+        "place_order",
+        json!({"account_id_key": key, "preview_id": id}),
+    )
+    .await
+}
+
 fn asked(handler: &SelfApprover) -> Vec<String> {
     handler.asked.lock().map(|a| a.clone()).unwrap_or_default()
 }
@@ -366,12 +360,7 @@ async fn a_2025_session_answering_its_own_elicitation_approves_nothing() {
         let handler = SelfApprover::default();
         let client = session(&server, handler.clone(), None).await;
         let (key, id) = session_preview(&client).await;
-        let (err, p) = common::call_payload(
-            &client,
-            "place_order",
-            json!({"account_id_key": key, "preview_id": id}),
-        )
-        .await;
+        let (err, p) = session_place(&client, &key, &id).await;
         assert!(err, "{p}");
         assert_waits_for_the_person(&p);
         assert!(asked(&handler).is_empty(), "asked: {:?}", asked(&handler));
@@ -421,12 +410,7 @@ async fn the_ticket_decides_nothing_for_an_unauthenticated_client() {
         let (err, r) = common::call_payload(&client, "answer_order_ticket", answer).await;
         assert!(err && r["error"]["code"] == "execution_disabled", "{r}");
     }
-    let (err, p) = common::call_payload(
-        &client,
-        "place_order",
-        json!({"account_id_key": key, "preview_id": id}),
-    )
-    .await;
+    let (err, p) = session_place(&client, &key, &id).await;
     assert!(err, "{p}");
     assert_waits_for_the_person(&p);
     let (_, t) = common::call_payload(&client, "get_order_ticket", json!({"preview_id": id})).await;
@@ -484,12 +468,7 @@ async fn an_authenticated_client_approves_through_its_form_and_its_ticket() {
     )
     .await;
     assert!(!err, "{r}");
-    let (err, placed) = common::call_payload(
-        &ticket_client,
-        "place_order",
-        json!({"account_id_key": key, "preview_id": id}),
-    )
-    .await;
+    let (err, placed) = session_place(&ticket_client, &key, &id).await;
     assert!(!err, "the ticket approved: {placed}");
     // With a PIN set, the form is not a way around it: nothing was asked of this client.
     assert!(asked(&apps).is_empty(), "{:?}", asked(&apps));
@@ -597,12 +576,7 @@ async fn remote_wrong_pins_do_not_lock_the_person_out_of_the_terminal() {
     let home = &server._home;
     let approved = cli(home, &["approve", &id, "--yes"], &format!("{PIN}\n")).await;
     assert!(approved.status.success(), "{}", output_text(&approved));
-    let (err, placed) = common::call_payload(
-        &client,
-        "place_order",
-        json!({"account_id_key": key, "preview_id": id}),
-    )
-    .await;
+    let (err, placed) = session_place(&client, &key, &id).await;
     assert!(!err, "{placed}");
 
     let halted = cli(home, &["halt", "--reason", "test"], "").await;

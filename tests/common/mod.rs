@@ -515,3 +515,33 @@ pub async fn exercise_contract(client: &Client, transport: &str) {
         other => panic!("unknown tool must be JSON-RPC -32602, got {other:?}"),
     }
 }
+
+/// The JSON-RPC message in an HTTP answer's body: plain JSON, or the first SSE `data:` event
+/// that is a JSON-RPC message.
+pub fn jsonrpc_in(text: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(text).ok().or_else(|| {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .find(|v| v.get("jsonrpc").is_some())
+    })
+}
+
+/// One POST of a 2026-07-28 client, with the SEP-2243 headers given (`Mcp-Name` when named).
+pub fn modern_post_to(
+    url: &str,
+    body: &str,
+    method: &str,
+    name: Option<&str>,
+) -> reqwest::RequestBuilder {
+    let mut r = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        r = r.header("mcp-name", name);
+    }
+    r.body(body.to_string())
+}

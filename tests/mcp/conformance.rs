@@ -57,11 +57,16 @@ fn node() -> PathBuf {
     node
 }
 
-async fn run(args: &[&str]) -> (bool, String) {
+/// Node.js 22 on `args`, in tests/conformance, with paper's settings and `home` as the state
+/// folder of any server it starts: (succeeded, stdout and stderr).
+async fn run_in(home: &Path, args: &[&str]) -> (bool, String) {
     let out = tokio::process::Command::new(node())
         .args(args)
         .current_dir(folder())
+        .env("ETRADE_MCP_HOME", home)
         .env("ETRADE_MCP_CREDENTIAL_STORE", "memory")
+        .env_remove("ETRADE_MCP_ENVIRONMENT")
+        .env_remove("ETRADE_MCP_PROFILE")
         .kill_on_drop(true)
         .output();
     let out = tokio::time::timeout(Duration::from_secs(180), out)
@@ -74,6 +79,11 @@ async fn run(args: &[&str]) -> (bool, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.success(), text)
+}
+
+async fn run(args: &[&str]) -> (bool, String) {
+    let home = common::home();
+    run_in(home.path(), args).await
 }
 
 /// Run `scenarios` of one suite at one revision; every one must pass with no warning.
@@ -129,29 +139,14 @@ async fn the_conformance_suites_pass_every_applicable_scenario() {
 async fn the_typescript_client_works_in_auto_and_pinned_modes() {
     let server = common::http_server(&[]).await;
     let home = common::home();
-    let out = tokio::process::Command::new(node())
-        .arg("ts_client.mjs")
-        .arg(common::bin())
-        .arg(&server.url)
-        .current_dir(folder())
-        .env("ETRADE_MCP_HOME", home.path())
-        .env("ETRADE_MCP_CREDENTIAL_STORE", "memory")
-        .env_remove("ETRADE_MCP_ENVIRONMENT")
-        .env_remove("ETRADE_MCP_PROFILE")
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(180), out)
-        .await
-        .expect("finished within 3 minutes")
-        .expect("run node");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{text}");
+    let (ok, text) = run_in(
+        home.path(),
+        &["ts_client.mjs", common::bin(), server.url.as_str()],
+    )
+    .await;
+    assert!(ok, "{text}");
     assert_eq!(
-        text.matches("\nok ").count() + usize::from(text.starts_with("ok ")),
+        text.lines().filter(|l| l.starts_with("ok ")).count(),
         4,
         "{text}"
     );

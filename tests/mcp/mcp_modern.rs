@@ -386,29 +386,13 @@ fn post_with_headers(
     method: &str,
     name: Option<&str>,
 ) -> reqwest::RequestBuilder {
-    let mut r = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", MODERN)
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        r = r.header("mcp-name", name);
-    }
-    r.body(body.to_string())
+    common::modern_post_to(url, &body.to_string(), method, name)
 }
 
 /// The JSON-RPC answer in a response body, plain JSON or one SSE event.
 async fn answer_of(response: reqwest::Response) -> Value {
     let text = response.text().await.expect("body");
-    if let Ok(v) = serde_json::from_str::<Value>(&text) {
-        return v;
-    }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find(|v| v.get("id").is_some())
-        .unwrap_or_else(|| panic!("a JSON-RPC answer in: {text}"))
+    common::jsonrpc_in(&text).unwrap_or_else(|| panic!("a JSON-RPC answer in: {text}"))
 }
 
 #[tokio::test]

@@ -263,26 +263,13 @@ fn check_edges(answers: &[Value]) {
 // --- HTTP -------------------------------------------------------------------------------
 
 async fn post(url: &str, body: &str, name: Option<&str>, method: &str) -> (u16, Value) {
-    let mut r = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", MODERN)
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        r = r.header("mcp-name", name);
-    }
-    let response = r.body(body.to_string()).send().await.expect("POST");
+    let response = common::modern_post_to(url, body, method, name)
+        .send()
+        .await
+        .expect("POST");
     let status = response.status().as_u16();
     let text = response.text().await.expect("body");
-    let value = serde_json::from_str::<Value>(&text)
-        .ok()
-        .or_else(|| {
-            text.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-                .find(|v| v.get("jsonrpc").is_some())
-        })
+    let value = common::jsonrpc_in(&text)
         .unwrap_or_else(|| panic!("a JSON-RPC message in ({status}): {text}"));
     (status, value)
 }
