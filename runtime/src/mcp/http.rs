@@ -268,8 +268,11 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
             return r;
         }
     };
+    // The one parse of the body here: what the JSON-RPC rules, the session cap and the
+    // activity record need (rmcp parses it again, whole).
+    let peek = serde_json::from_slice::<Peek>(&bytes);
     if parts.method == axum::http::Method::POST
-        && let Some(refusal) = malformed(&parts.headers, &bytes)
+        && let Some(refusal) = malformed(&parts.headers, &bytes, &peek)
     {
         return refusal;
     }
@@ -283,7 +286,7 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         // Ended already (a second DELETE, or timed out): the session is not found.
         return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
     }
-    let activity = activity_of(&parts.method, &bytes);
+    let activity = activity_of(&parts.method, peek.as_ref().ok());
     let session = parts
         .headers
         .get(HEADER_SESSION_ID)
@@ -306,10 +309,13 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         }
         // Without a usable session id rmcp opens a session for an `initialize` (the same
         // test as rmcp's: a header that is not visible ASCII counts as none).
-        None if method == axum::http::Method::POST && may_open_session(&bytes) => {
+        None if method == axum::http::Method::POST && may_open_session(peek.as_ref().ok()) => {
             let ticket = match guard.sessions.admit().await {
                 Ok(ticket) => ticket,
-                Err(refusal) => return too_many_sessions(&bytes, refusal),
+                Err(refusal) => {
+                    let id = peek.ok().and_then(|p| p.id);
+                    return too_many_sessions(id, refusal);
+                }
             };
             let response = next.run(Request::from_parts(parts, bytes.into())).await;
             if let Some(id) = response
@@ -352,7 +358,11 @@ fn without_removed_fields(response: Response) -> Response {
 /// `id: null` and status 400. A method this server does not offer at all (resource
 /// subscriptions) is Method not found (-32601, 404) before any header rule of its own.
 /// Other content types are rmcp's to refuse (415).
-fn malformed(headers: &HeaderMap, body: &[u8]) -> Option<Response> {
+fn malformed(
+    headers: &HeaderMap,
+    body: &[u8],
+    peek: &Result<Peek, serde_json::Error>,
+) -> Option<Response> {
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -364,34 +374,31 @@ fn malformed(headers: &HeaderMap, body: &[u8]) -> Option<Response> {
     if !json {
         return None;
     }
-    if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
-        return Some(jsonrpc_error(
+    let invalid = |why: &str| {
+        Some(jsonrpc_error(
             StatusCode::BAD_REQUEST,
             serde_json::Value::Null,
-            -32700,
-            "Parse error",
-        ));
-    }
-    match body.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') => {}
-        Some(b'[') => {
+            -32600,
+            why,
+        ))
+    };
+    let peek = match peek {
+        Err(e) if e.classify() != serde_json::error::Category::Data => {
             return Some(jsonrpc_error(
                 StatusCode::BAD_REQUEST,
                 serde_json::Value::Null,
-                -32600,
-                "Invalid Request: JSON-RPC batches are not supported",
+                -32700,
+                "Parse error",
             ));
         }
-        _ => {
-            return Some(jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                serde_json::Value::Null,
-                -32600,
-                "Invalid Request: a JSON-RPC message is an object",
-            ));
-        }
-    }
-    let peek = serde_json::from_slice::<Peek>(body).ok()?;
+        // Well-formed JSON: one object, or a batch (which serde would also read as a
+        // struct, field by field), or not an object at all.
+        peek => match body.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'{') => peek.as_ref().ok()?,
+            Some(b'[') => return invalid("Invalid Request: JSON-RPC batches are not supported"),
+            _ => return invalid("Invalid Request: a JSON-RPC message is an object"),
+        },
+    };
     let unsupported = matches!(
         peek.method.as_deref(),
         Some("resources/subscribe" | "resources/unsubscribe")
@@ -399,7 +406,7 @@ fn malformed(headers: &HeaderMap, body: &[u8]) -> Option<Response> {
     (unsupported && !headers.contains_key(HEADER_SESSION_ID)).then(|| {
         jsonrpc_error(
             StatusCode::NOT_FOUND,
-            peek.id.unwrap_or(serde_json::Value::Null),
+            peek.id.clone().unwrap_or(serde_json::Value::Null),
             -32601,
             "Method not found: this server offers no resource subscriptions",
         )
@@ -432,23 +439,20 @@ struct Peek {
 /// Whether a request does work for its session: anything but a GET stream, `ping` and
 /// `notifications/initialized` (a body this parse cannot read counts as work: it then
 /// weighs for the client, never against it).
-fn activity_of(method: &axum::http::Method, body: &[u8]) -> Activity {
+fn activity_of(method: &axum::http::Method, peek: Option<&Peek>) -> Activity {
     if method == axum::http::Method::GET {
         return Activity::KeepAlive;
     }
-    match serde_json::from_slice::<Peek>(body) {
-        Ok(Peek {
-            method: Some(m), ..
-        }) if m == "ping" || m == "notifications/initialized" => Activity::KeepAlive,
+    match peek.and_then(|p| p.method.as_deref()) {
+        Some("ping" | "notifications/initialized") => Activity::KeepAlive,
         _ => Activity::Work,
     }
 }
 
 /// Whether rmcp could open a session for this body: an `initialize`, or anything this
 /// parse reads differently from rmcp's (it then counts against the cap, never past it).
-fn may_open_session(body: &[u8]) -> bool {
-    serde_json::from_slice::<Peek>(body)
-        .map_or(true, |p| p.method.is_none_or(|m| m == "initialize"))
+fn may_open_session(peek: Option<&Peek>) -> bool {
+    peek.is_none_or(|p| p.method.as_deref().is_none_or(|m| m == "initialize"))
 }
 
 fn is_event_stream(response: &Response) -> bool {
@@ -471,11 +475,8 @@ fn hold_while_streaming(response: Response, in_use: crate::mcp::http_sessions::I
 }
 
 /// 503 with a JSON-RPC error answering the refused `initialize`, and when to retry.
-fn too_many_sessions(body: &[u8], refusal: Refusal) -> Response {
-    let id = serde_json::from_slice::<Peek>(body)
-        .ok()
-        .and_then(|p| p.id)
-        .unwrap_or(serde_json::Value::Null);
+fn too_many_sessions(id: Option<serde_json::Value>, refusal: Refusal) -> Response {
+    let id = id.unwrap_or(serde_json::Value::Null);
     let retry_after = refusal.retry_after_secs();
     let message = format!(
         "too many MCP sessions: this server keeps at most {} at once and none has been idle long enough to give way; end one (HTTP DELETE with its Mcp-Session-Id) or retry in {retry_after} s",
