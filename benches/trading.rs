@@ -16,6 +16,9 @@ mod summary;
 
 use jiff::Timestamp;
 use redb::{Database, ReadableDatabase, TableDefinition};
+use runtime::etrade::vocabulary::{
+    MarketSession, OrderAction, OrderTerm, OrderType, PriceType, SecurityType,
+};
 use runtime::trading::store::{PreviewClaim, TradingStore};
 use runtime::trading::*;
 use rust_decimal::Decimal;
@@ -25,17 +28,17 @@ const RECORDS: TableDefinition<u64, &[u8]> = TableDefinition::new("records");
 
 fn summary() -> OrderSummary {
     OrderSummary {
-        order_type: "EQ".into(),
-        price_type: "LIMIT".into(),
-        order_term: "GOOD_FOR_DAY".into(),
-        market_session: "REGULAR".into(),
+        order_type: OrderType::Equity,
+        price_type: PriceType::Limit,
+        order_term: OrderTerm::GoodForDay,
+        market_session: MarketSession::Regular,
         limit_price: Some(Decimal::new(17000, 2)),
         stop_price: None,
         all_or_none: false,
         legs: vec![LegSummary {
             symbol: "AAPL".into(),
-            security_type: "EQ".into(),
-            order_action: "BUY".into(),
+            security_type: SecurityType::Equity,
+            order_action: OrderAction::Buy,
             quantity: Decimal::from(10),
             call_put: None,
             expiration: None,

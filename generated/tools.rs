@@ -1439,137 +1439,91 @@ pub struct LookupProductInput {
 pub struct OrderLeg {
     /// The stock, or the option's underlying.
     pub symbol: ::std::string::String,
-    pub security_type: OrderLegSecurityType,
+    pub security_type: ::runtime::__codegen::vocabulary::SecurityType,
     #[serde(default)]
-    pub call_put: ::core::option::Option<OrderLegCallPut>,
+    pub call_put: ::core::option::Option<::runtime::__codegen::vocabulary::CallPut>,
     #[serde(default)]
     pub expiration: ::core::option::Option<::runtime::__codegen::Date>,
     #[serde(default)]
     pub strike_price: ::core::option::Option<::runtime::__codegen::Decimal>,
-    pub order_action: OrderLegOrderAction,
+    pub order_action: ::runtime::__codegen::vocabulary::OrderAction,
     /// Shares (EQ leg) or contracts (OPTN leg), a whole number.
     pub quantity: ::runtime::__codegen::Decimal,
 }
-
-/// One of the values the spec allows.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderLegCallPut {
-    #[serde(rename = "CALL")]
-    Call,
-    #[serde(rename = "PUT")]
-    Put,
-}
-
-impl OrderLegCallPut {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Call => "CALL",
-            Self::Put => "PUT",
-        }
-    }
-}
-
-/// One of the values the spec allows.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderLegOrderAction {
-    #[serde(rename = "BUY")]
-    Buy,
-    #[serde(rename = "SELL")]
-    Sell,
-    #[serde(rename = "BUY_TO_COVER")]
-    BuyToCover,
-    #[serde(rename = "SELL_SHORT")]
-    SellShort,
-    #[serde(rename = "BUY_OPEN")]
-    BuyOpen,
-    #[serde(rename = "BUY_CLOSE")]
-    BuyClose,
-    #[serde(rename = "SELL_OPEN")]
-    SellOpen,
-    #[serde(rename = "SELL_CLOSE")]
-    SellClose,
-}
-
-impl OrderLegOrderAction {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Buy => "BUY",
-            Self::Sell => "SELL",
-            Self::BuyToCover => "BUY_TO_COVER",
-            Self::SellShort => "SELL_SHORT",
-            Self::BuyOpen => "BUY_OPEN",
-            Self::BuyClose => "BUY_CLOSE",
-            Self::SellOpen => "SELL_OPEN",
-            Self::SellClose => "SELL_CLOSE",
-        }
-    }
-}
-
-/// One of the values the spec allows.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderLegSecurityType {
-    #[serde(rename = "EQ")]
-    Eq,
-    #[serde(rename = "OPTN")]
-    Optn,
-}
-
-impl OrderLegSecurityType {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Eq => "EQ",
-            Self::Optn => "OPTN",
-        }
-    }
-}
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::CallPut::is_wire("CALL"),
+        "spec/tools.yaml: `CALL` is not an etrade::CallPut value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::CallPut::is_wire("PUT"),
+        "spec/tools.yaml: `PUT` is not an etrade::CallPut value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY"),
+        "spec/tools.yaml: `BUY` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL"),
+        "spec/tools.yaml: `SELL` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_TO_COVER"),
+        "spec/tools.yaml: `BUY_TO_COVER` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_SHORT"),
+        "spec/tools.yaml: `SELL_SHORT` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_OPEN"),
+        "spec/tools.yaml: `BUY_OPEN` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_CLOSE"),
+        "spec/tools.yaml: `BUY_CLOSE` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_OPEN"),
+        "spec/tools.yaml: `SELL_OPEN` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_CLOSE"),
+        "spec/tools.yaml: `SELL_CLOSE` is not an etrade::OrderAction value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::SecurityType::is_wire("EQ"),
+        "spec/tools.yaml: `EQ` is not an etrade::SecurityType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::SecurityType::is_wire("OPTN"),
+        "spec/tools.yaml: `OPTN` is not an etrade::SecurityType value"
+    );
+};
 
 /// One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OrderRequest {
     /// E*TRADE's orderType.
-    pub order_type: OrderRequestOrderType,
+    pub order_type: ::runtime::__codegen::vocabulary::OrderType,
     /// EQ: the stock; OPTN: the underlying.
     #[serde(default)]
     pub symbol: ::core::option::Option<::std::string::String>,
     /// EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.
     #[serde(default)]
-    pub order_action: ::core::option::Option<OrderRequestOrderAction>,
+    pub order_action: ::core::option::Option<
+        ::runtime::__codegen::vocabulary::OrderAction,
+    >,
     /// Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. "10".
     #[serde(default)]
     pub quantity: ::core::option::Option<::runtime::__codegen::Decimal>,
     /// EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT; spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.
-    pub price_type: OrderRequestPriceType,
+    pub price_type: ::runtime::__codegen::vocabulary::PriceType,
     /// Limit price (LIMIT, STOP_LIMIT) or net price (NET_DEBIT, NET_CREDIT), e.g. "170.25".
     #[serde(default)]
     pub limit_price: ::core::option::Option<::runtime::__codegen::Decimal>,
@@ -1578,10 +1532,12 @@ pub struct OrderRequest {
     pub stop_price: ::core::option::Option<::runtime::__codegen::Decimal>,
     /// Default GOOD_FOR_DAY. MARKET orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price.
     #[serde(default)]
-    pub order_term: ::core::option::Option<OrderRequestOrderTerm>,
+    pub order_term: ::core::option::Option<::runtime::__codegen::vocabulary::OrderTerm>,
     /// Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.
     #[serde(default)]
-    pub market_session: ::core::option::Option<OrderRequestMarketSession>,
+    pub market_session: ::core::option::Option<
+        ::runtime::__codegen::vocabulary::MarketSession,
+    >,
     /// Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).
     #[serde(default)]
     pub all_or_none: ::core::option::Option<bool>,
@@ -1590,7 +1546,7 @@ pub struct OrderRequest {
     pub client_order_id: ::core::option::Option<::std::string::String>,
     /// OPTN only.
     #[serde(default)]
-    pub call_put: ::core::option::Option<OrderRequestCallPut>,
+    pub call_put: ::core::option::Option<::runtime::__codegen::vocabulary::CallPut>,
     /// OPTN only: the expiration date, YYYY-MM-DD, not in the past.
     #[serde(default)]
     pub expiration: ::core::option::Option<::runtime::__codegen::Date>,
@@ -1601,231 +1557,142 @@ pub struct OrderRequest {
     #[serde(default)]
     pub legs: ::core::option::Option<::std::vec::Vec<OrderLeg>>,
 }
-
-/// OPTN only.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderRequestCallPut {
-    #[serde(rename = "CALL")]
-    Call,
-    #[serde(rename = "PUT")]
-    Put,
-}
-
-impl OrderRequestCallPut {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Call => "CALL",
-            Self::Put => "PUT",
-        }
-    }
-}
-
-/// Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderRequestMarketSession {
-    #[serde(rename = "REGULAR")]
-    Regular,
-    #[serde(rename = "EXTENDED")]
-    Extended,
-}
-
-impl OrderRequestMarketSession {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Regular => "REGULAR",
-            Self::Extended => "EXTENDED",
-        }
-    }
-}
-
-/// EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderRequestOrderAction {
-    #[serde(rename = "BUY")]
-    Buy,
-    #[serde(rename = "SELL")]
-    Sell,
-    #[serde(rename = "BUY_TO_COVER")]
-    BuyToCover,
-    #[serde(rename = "SELL_SHORT")]
-    SellShort,
-    #[serde(rename = "BUY_OPEN")]
-    BuyOpen,
-    #[serde(rename = "BUY_CLOSE")]
-    BuyClose,
-    #[serde(rename = "SELL_OPEN")]
-    SellOpen,
-    #[serde(rename = "SELL_CLOSE")]
-    SellClose,
-}
-
-impl OrderRequestOrderAction {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Buy => "BUY",
-            Self::Sell => "SELL",
-            Self::BuyToCover => "BUY_TO_COVER",
-            Self::SellShort => "SELL_SHORT",
-            Self::BuyOpen => "BUY_OPEN",
-            Self::BuyClose => "BUY_CLOSE",
-            Self::SellOpen => "SELL_OPEN",
-            Self::SellClose => "SELL_CLOSE",
-        }
-    }
-}
-
-/// Default GOOD_FOR_DAY. MARKET orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderRequestOrderTerm {
-    #[serde(rename = "GOOD_FOR_DAY")]
-    GoodForDay,
-    #[serde(rename = "GOOD_UNTIL_CANCEL")]
-    GoodUntilCancel,
-    #[serde(rename = "IMMEDIATE_OR_CANCEL")]
-    ImmediateOrCancel,
-    #[serde(rename = "FILL_OR_KILL")]
-    FillOrKill,
-}
-
-impl OrderRequestOrderTerm {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::GoodForDay => "GOOD_FOR_DAY",
-            Self::GoodUntilCancel => "GOOD_UNTIL_CANCEL",
-            Self::ImmediateOrCancel => "IMMEDIATE_OR_CANCEL",
-            Self::FillOrKill => "FILL_OR_KILL",
-        }
-    }
-}
-
-/// E*TRADE's orderType.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderRequestOrderType {
-    #[serde(rename = "EQ")]
-    Eq,
-    #[serde(rename = "OPTN")]
-    Optn,
-    #[serde(rename = "SPREADS")]
-    Spreads,
-    #[serde(rename = "BUY_WRITES")]
-    BuyWrites,
-    #[serde(rename = "BUTTERFLY")]
-    Butterfly,
-    #[serde(rename = "IRON_BUTTERFLY")]
-    IronButterfly,
-    #[serde(rename = "CONDOR")]
-    Condor,
-    #[serde(rename = "IRON_CONDOR")]
-    IronCondor,
-}
-
-impl OrderRequestOrderType {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Eq => "EQ",
-            Self::Optn => "OPTN",
-            Self::Spreads => "SPREADS",
-            Self::BuyWrites => "BUY_WRITES",
-            Self::Butterfly => "BUTTERFLY",
-            Self::IronButterfly => "IRON_BUTTERFLY",
-            Self::Condor => "CONDOR",
-            Self::IronCondor => "IRON_CONDOR",
-        }
-    }
-}
-
-/// EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT; spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Deserialize,
-    ::serde::Serialize
-)]
-pub enum OrderRequestPriceType {
-    #[serde(rename = "MARKET")]
-    Market,
-    #[serde(rename = "LIMIT")]
-    Limit,
-    #[serde(rename = "STOP")]
-    Stop,
-    #[serde(rename = "STOP_LIMIT")]
-    StopLimit,
-    #[serde(rename = "NET_DEBIT")]
-    NetDebit,
-    #[serde(rename = "NET_CREDIT")]
-    NetCredit,
-    #[serde(rename = "NET_EVEN")]
-    NetEven,
-}
-
-impl OrderRequestPriceType {
-    /// The wire value.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Market => "MARKET",
-            Self::Limit => "LIMIT",
-            Self::Stop => "STOP",
-            Self::StopLimit => "STOP_LIMIT",
-            Self::NetDebit => "NET_DEBIT",
-            Self::NetCredit => "NET_CREDIT",
-            Self::NetEven => "NET_EVEN",
-        }
-    }
-}
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::CallPut::is_wire("CALL"),
+        "spec/tools.yaml: `CALL` is not an etrade::CallPut value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::CallPut::is_wire("PUT"),
+        "spec/tools.yaml: `PUT` is not an etrade::CallPut value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::MarketSession::is_wire("REGULAR"),
+        "spec/tools.yaml: `REGULAR` is not an etrade::MarketSession value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::MarketSession::is_wire("EXTENDED"),
+        "spec/tools.yaml: `EXTENDED` is not an etrade::MarketSession value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY"),
+        "spec/tools.yaml: `BUY` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL"),
+        "spec/tools.yaml: `SELL` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_TO_COVER"),
+        "spec/tools.yaml: `BUY_TO_COVER` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_SHORT"),
+        "spec/tools.yaml: `SELL_SHORT` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_OPEN"),
+        "spec/tools.yaml: `BUY_OPEN` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_CLOSE"),
+        "spec/tools.yaml: `BUY_CLOSE` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_OPEN"),
+        "spec/tools.yaml: `SELL_OPEN` is not an etrade::OrderAction value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_CLOSE"),
+        "spec/tools.yaml: `SELL_CLOSE` is not an etrade::OrderAction value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderTerm::is_wire("GOOD_FOR_DAY"),
+        "spec/tools.yaml: `GOOD_FOR_DAY` is not an etrade::OrderTerm value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderTerm::is_wire("GOOD_UNTIL_CANCEL"),
+        "spec/tools.yaml: `GOOD_UNTIL_CANCEL` is not an etrade::OrderTerm value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderTerm::is_wire("IMMEDIATE_OR_CANCEL"),
+        "spec/tools.yaml: `IMMEDIATE_OR_CANCEL` is not an etrade::OrderTerm value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderTerm::is_wire("FILL_OR_KILL"),
+        "spec/tools.yaml: `FILL_OR_KILL` is not an etrade::OrderTerm value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("EQ"),
+        "spec/tools.yaml: `EQ` is not an etrade::OrderType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("OPTN"),
+        "spec/tools.yaml: `OPTN` is not an etrade::OrderType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("SPREADS"),
+        "spec/tools.yaml: `SPREADS` is not an etrade::OrderType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("BUY_WRITES"),
+        "spec/tools.yaml: `BUY_WRITES` is not an etrade::OrderType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("BUTTERFLY"),
+        "spec/tools.yaml: `BUTTERFLY` is not an etrade::OrderType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("IRON_BUTTERFLY"),
+        "spec/tools.yaml: `IRON_BUTTERFLY` is not an etrade::OrderType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("CONDOR"),
+        "spec/tools.yaml: `CONDOR` is not an etrade::OrderType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::OrderType::is_wire("IRON_CONDOR"),
+        "spec/tools.yaml: `IRON_CONDOR` is not an etrade::OrderType value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("MARKET"),
+        "spec/tools.yaml: `MARKET` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("LIMIT"),
+        "spec/tools.yaml: `LIMIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("STOP"),
+        "spec/tools.yaml: `STOP` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("STOP_LIMIT"),
+        "spec/tools.yaml: `STOP_LIMIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_DEBIT"),
+        "spec/tools.yaml: `NET_DEBIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_CREDIT"),
+        "spec/tools.yaml: `NET_CREDIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_EVEN"),
+        "spec/tools.yaml: `NET_EVEN` is not an etrade::PriceType value"
+    );
+};
 
 /// Typed input, built only from validated arguments.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]

@@ -41,6 +41,13 @@ const SCALAR_KEYS: [&str; 8] = [
     "values",
 ];
 /// A model field's wire keys: they describe a field, not a type or an array's items.
+/// How the spec names one of E*TRADE's words (`etrade::OrderAction`).
+pub const VOCABULARY_PREFIX: &str = "etrade::";
+
+fn is_type_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
 const WIRE_KEYS: [&str; 4] = ["wire", "read", "wire_required", "wire_default"];
 /// Every tool may fail these ways, declared or not.
 const IMPLICIT_CODES: [&str; 2] = ["invalid_input", "internal_error"];
@@ -643,43 +650,27 @@ impl NodeCx<'_, '_> {
             }
             "enum" => {
                 self.only(n, &["values"], "enum");
-                let values = match &n.values {
-                    Some(v) if !v.value.is_empty() => {
-                        let mut seen = BTreeSet::new();
-                        let mut variants = BTreeSet::new();
-                        for x in &v.value {
-                            if !seen.insert(x) {
-                                self.d.at(v, format!("duplicate enum value `{x}`"));
-                            } else if x.is_empty() || !variants.insert(variant_name(x)) {
-                                self.d.at(
-                                    v,
-                                    format!("enum value `{x}` cannot name a distinct Rust variant"),
-                                );
-                            }
-                        }
-                        v.value.clone()
-                    }
-                    _ => {
-                        self.d.at(ty, "an enum needs a non-empty `values` list");
-                        Vec::new()
-                    }
-                };
-                if matches!(side, Side::Input)
-                    && values.len() > crate::json_schema::LONGEST_LISTED_ENUM
-                    && description.is_none()
-                {
-                    self.d.at(
-                        ty,
-                        format!(
-                            "an input enum of more than {} values is advertised by its shape, \
-                             not its values: give it a description that names the common ones",
-                            crate::json_schema::LONGEST_LISTED_ENUM
-                        ),
-                    );
-                }
+                let values = self.enum_values(n, ty, side, description.is_none());
                 Ty::Enum {
                     rust_name: rust_name.to_string(),
                     values,
+                    vocabulary: None,
+                }
+            }
+            word if word.starts_with(VOCABULARY_PREFIX) => {
+                let name = &word[VOCABULARY_PREFIX.len()..];
+                if !is_type_name(name) {
+                    self.d.at(
+                        ty,
+                        format!("`{word}` names no type: E*TRADE's words are `etrade::UpperCamel`"),
+                    );
+                }
+                self.only(n, &["values"], word);
+                let values = self.enum_values(n, ty, side, description.is_none());
+                Ty::Enum {
+                    rust_name: rust_name.to_string(),
+                    values,
+                    vocabulary: Some(name.to_string()),
                 }
             }
             "array" => {
@@ -742,6 +733,52 @@ impl NodeCx<'_, '_> {
             nullable,
             description,
         }
+    }
+
+    /// The `values` of an enum or of one of E*TRADE's words: non-empty, distinct, each a
+    /// possible Rust variant; a long input list needs a description.
+    fn enum_values(
+        &mut self,
+        n: &Node,
+        ty: &S<String>,
+        side: Side,
+        undescribed: bool,
+    ) -> Vec<String> {
+        let values = match &n.values {
+            Some(v) if !v.value.is_empty() => {
+                let mut seen = BTreeSet::new();
+                let mut variants = BTreeSet::new();
+                for x in &v.value {
+                    if !seen.insert(x) {
+                        self.d.at(v, format!("duplicate enum value `{x}`"));
+                    } else if x.is_empty() || !variants.insert(variant_name(x)) {
+                        self.d.at(
+                            v,
+                            format!("enum value `{x}` cannot name a distinct Rust variant"),
+                        );
+                    }
+                }
+                v.value.clone()
+            }
+            _ => {
+                self.d.at(ty, "an enum needs a non-empty `values` list");
+                Vec::new()
+            }
+        };
+        if matches!(side, Side::Input)
+            && values.len() > crate::json_schema::LONGEST_LISTED_ENUM
+            && undescribed
+        {
+            self.d.at(
+                ty,
+                format!(
+                    "an input enum of more than {} values is advertised by its shape, \
+                     not its values: give it a description that names the common ones",
+                    crate::json_schema::LONGEST_LISTED_ENUM
+                ),
+            );
+        }
+        values
     }
 
     fn named(&mut self, name: &str, def: &Node, at: &S<String>, side: Side) -> Ty {

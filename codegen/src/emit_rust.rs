@@ -534,10 +534,24 @@ impl TypeSink {
             Ty::Decimal { .. } => quote! { ::runtime::__codegen::Decimal },
             Ty::Date => quote! { ::runtime::__codegen::Date },
             Ty::Any => quote! { ::runtime::__codegen::JsonValue },
-            Ty::Enum { rust_name, values } => {
+            Ty::Enum {
+                rust_name,
+                values,
+                vocabulary: None,
+            } => {
                 self.enumeration(rust_name, values, n.description.as_deref());
                 let i = format_ident!("{}", rust_name);
                 quote! { #i }
+            }
+            Ty::Enum {
+                rust_name,
+                values,
+                vocabulary: Some(word),
+            } => {
+                let i = format_ident!("{}", word);
+                let ty = quote! { ::runtime::__codegen::vocabulary::#i };
+                self.vocabulary_subset(rust_name, word, &ty, values);
+                ty
             }
             Ty::Array { items, .. } => {
                 let inner = self.rust_type(items);
@@ -553,6 +567,32 @@ impl TypeSink {
                 quote! { #i }
             }
         }
+    }
+
+    /// A compile-time check that E*TRADE's word `ty` spells every value the spec accepts
+    /// for it, so a value the vocabulary lacks (or renamed) fails the build here.
+    fn vocabulary_subset(
+        &mut self,
+        rust_name: &str,
+        word: &str,
+        ty: &TokenStream,
+        values: &[String],
+    ) {
+        let key = format!("{rust_name}Values");
+        if self.items.contains_key(&key) {
+            return;
+        }
+        let messages = values
+            .iter()
+            .map(|v| format!("spec/tools.yaml: `{v}` is not an etrade::{word} value"));
+        self.items.insert(
+            key,
+            quote! {
+                const _: () = {
+                    #( ::core::assert!(#ty::is_wire(#values), #messages); )*
+                };
+            },
+        );
     }
 
     fn enumeration(&mut self, rust_name: &str, values: &[String], description: Option<&str>) {

@@ -180,6 +180,10 @@ pub enum Ty {
     Enum {
         rust_name: String,
         values: Vec<String>,
+        /// One of E*TRADE's order words (`etrade::OrderAction` in the spec): the runtime's
+        /// `etrade::vocabulary` type holds the value instead of a generated enum, and `values`
+        /// is the subset the tool accepts.
+        vocabulary: Option<String>,
     },
     Array {
         items: Box<TyNode>,

@@ -751,6 +751,7 @@ mod tests {
                 &Ty::Enum {
                     rust_name: "E".into(),
                     values: values.to_vec(),
+                    vocabulary: None,
                 },
                 side,
             )

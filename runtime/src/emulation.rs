@@ -4,8 +4,8 @@
 //! order members of its answers is written here once, so the two cannot drift apart.
 //!
 //! * [`codes`]: every `{"Error":{"code","message"}}` either of them answers with.
-//! * [`order_fields`], [`action`], [`instrument`], [`order_status`]: the enumerated values of
-//!   an order as E*TRADE spells them.
+//! * [`instrument`], [`order_status`]: what an order trades and where it stands; the order's
+//!   words themselves are E*TRADE's vocabulary ([`crate::etrade::vocabulary`]).
 //! * [`order_request`]: `PreviewOrderRequest` / `PlaceOrderRequest` bodies checked into an
 //!   [`order_request::OrderRequest`]; [`cancel_request`]: `CancelOrderRequest` bodies;
 //!   [`request_error`]: the refusals of both.
@@ -17,29 +17,29 @@
 //! * [`json_number`]: how each emulator writes a decimal into JSON.
 //!
 //! The E*TRADE client ([`crate::etrade`]) never uses this module: its parsing of E*TRADE's
-//! answers stays independent, so the fake server still tests it.
+//! answers stays independent, so the fake server still tests it. Both share only the
+//! vocabulary of E*TRADE's words.
 
 mod wire_enum;
 
-pub mod action;
 pub mod cancel_request;
 pub mod codes;
 pub mod entry_rules;
 pub mod instrument;
 pub mod json_number;
 pub mod order_echo;
-pub mod order_fields;
 pub mod order_list;
 pub mod order_request;
 pub mod order_status;
 pub mod query_params;
 pub mod request_error;
 
-pub use self::action::Action;
 pub use self::entry_rules::EntryRefusal;
 pub use self::instrument::{Instrument, Right, SecurityType};
 pub use self::json_number::NumberStyle;
-pub use self::order_fields::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};
 pub use self::order_request::{LegRequest, OrderRequest, OrderRoot, OrderScope};
 pub use self::order_status::OrderStatus;
 pub use self::request_error::{RequestError, Unsupported};
+pub use crate::etrade::vocabulary::{
+    MarketSession, OrderAction as Action, OrderTerm, OrderType, PriceType, QuantityType,
+};

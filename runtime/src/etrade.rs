@@ -11,8 +11,10 @@ pub mod failure;
 mod limiter;
 pub mod models;
 pub mod oauth;
+pub mod order_body;
 pub mod request;
 pub mod session;
+pub mod vocabulary;
 mod wire;
 
 pub use body::BrokerBody;

@@ -5,6 +5,7 @@ use runtime::contract::errors::ToolError;
 use runtime::contract::validation::{
     ClientProblem, ClientReason, PathSegment, client_validation_error,
 };
+use runtime::etrade::vocabulary::{MarketSession, OrderTerm, OrderType, SecurityType};
 use runtime::trading::order::{OrderTicket, TicketLeg};
 
 fn missing(field: &'static str) -> ClientProblem {
@@ -17,16 +18,16 @@ fn missing(field: &'static str) -> ClientProblem {
 /// The schema's rules already require the flat fields for EQ/OPTN and legs for spreads;
 /// this only refuses (never panics) if a request slipped past them.
 pub fn ticket(r: &generated::OrderRequest) -> Result<OrderTicket, ToolError> {
-    let order_type = r.order_type.as_str();
+    let order_type = r.order_type;
     let legs = match &r.legs {
         Some(legs) => legs
             .iter()
             .map(|l| TicketLeg {
                 symbol: l.symbol.to_ascii_uppercase(),
-                security_type: l.security_type.as_str(),
-                order_action: l.order_action.as_str(),
+                security_type: l.security_type,
+                order_action: l.order_action,
                 quantity: l.quantity,
-                call_put: l.call_put.map(|c| c.as_str()),
+                call_put: l.call_put,
                 expiration: l.expiration,
                 strike_price: l.strike_price,
             })
@@ -49,10 +50,14 @@ pub fn ticket(r: &generated::OrderRequest) -> Result<OrderTicket, ToolError> {
             };
             vec![TicketLeg {
                 symbol: symbol.to_ascii_uppercase(),
-                security_type: if order_type == "OPTN" { "OPTN" } else { "EQ" },
-                order_action: action.as_str(),
+                security_type: if order_type == OrderType::Option {
+                    SecurityType::Option
+                } else {
+                    SecurityType::Equity
+                },
+                order_action: action,
                 quantity,
-                call_put: r.call_put.map(|c| c.as_str()),
+                call_put: r.call_put,
                 expiration: r.expiration,
                 strike_price: r.strike_price,
             }]
@@ -60,9 +65,9 @@ pub fn ticket(r: &generated::OrderRequest) -> Result<OrderTicket, ToolError> {
     };
     Ok(OrderTicket {
         order_type,
-        price_type: r.price_type.as_str(),
-        order_term: r.order_term.map_or("GOOD_FOR_DAY", |t| t.as_str()),
-        market_session: r.market_session.map_or("REGULAR", |m| m.as_str()),
+        price_type: r.price_type,
+        order_term: r.order_term.unwrap_or(OrderTerm::GoodForDay),
+        market_session: r.market_session.unwrap_or(MarketSession::Regular),
         limit_price: r.limit_price,
         stop_price: r.stop_price,
         all_or_none: r.all_or_none.unwrap_or(false),

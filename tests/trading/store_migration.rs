@@ -5,6 +5,7 @@
 
 use jiff::Timestamp;
 use jiff::civil::{Date, date};
+use runtime::etrade::vocabulary::*;
 use runtime::trading::approval::{Channel, Decision};
 use runtime::trading::pin_hash::PinHash;
 use runtime::trading::store::{DecisionFor, PinPurpose, PreviewClaim, StoredPin, TradingStore};
@@ -24,17 +25,17 @@ fn at(second: i64) -> Timestamp {
 
 fn summary(symbol: &str, quantity: i64, notional: Option<i64>) -> OrderSummary {
     OrderSummary {
-        order_type: "EQ".into(),
-        price_type: "LIMIT".into(),
-        order_term: "GOOD_FOR_DAY".into(),
-        market_session: "REGULAR".into(),
+        order_type: OrderType::Equity,
+        price_type: PriceType::Limit,
+        order_term: OrderTerm::GoodForDay,
+        market_session: MarketSession::Regular,
         limit_price: Some(Decimal::new(17012, 2)),
         stop_price: None,
         all_or_none: false,
         legs: vec![LegSummary {
             symbol: symbol.into(),
-            security_type: "EQ".into(),
-            order_action: "BUY".into(),
+            security_type: SecurityType::Equity,
+            order_action: OrderAction::Buy,
             quantity: Decimal::from(quantity),
             call_put: None,
             expiration: None,

@@ -1,5 +1,5 @@
-//! What a leg or a position trades ([`Instrument`]), E*TRADE's `securityType` and an
-//! option's call or put, and the `Product` block E*TRADE describes an instrument with.
+//! What a leg or a position trades ([`Instrument`]), and the `Product` block E*TRADE
+//! describes an instrument with.
 
 use jiff::civil::Date;
 use rust_decimal::Decimal;
@@ -7,25 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::json_number::NumberStyle;
-use super::wire_enum::wire_enum;
-
-wire_enum! {
-    /// `securityType` of an order leg.
-    pub enum SecurityType {
-        Equity = "EQ",
-        Option = "OPTN",
-        MutualFund = "MF",
-        MoneyMarketFund = "MMF",
-    }
-}
-
-wire_enum! {
-    /// `callPut`.
-    pub enum Right {
-        Call = "CALL",
-        Put = "PUT",
-    }
-}
+pub use crate::etrade::vocabulary::{CallPut as Right, SecurityType};
 
 /// What a leg or a position trades.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -4,8 +4,8 @@
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
+use super::PriceType;
 use super::json_number::NumberStyle;
-use super::order_fields::PriceType;
 use super::order_request::OrderRequest;
 
 /// A `Message` entry of an answer: a broker WARNING.

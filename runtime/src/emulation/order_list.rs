@@ -5,9 +5,9 @@
 use jiff::civil::Date;
 use serde_json::{Value, json};
 
-use super::action::Action;
+use super::Action;
+use super::MarketSession;
 use super::instrument::SecurityType;
-use super::order_fields::MarketSession;
 use super::order_request::OrderRequest;
 use super::order_status::OrderStatus;
 use super::query_params::{self, ParamError};

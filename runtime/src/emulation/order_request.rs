@@ -13,10 +13,10 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::action::Action;
+use super::Action;
 use super::instrument::{Instrument, Right, SecurityType};
-use super::order_fields::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};
 use super::request_error::{RequestError, Unsupported};
+use super::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};
 
 /// Which orders the emulated account takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +102,29 @@ pub struct ParsedOrder {
 /// The JSON of a request body.
 pub fn json_body(bytes: &[u8]) -> Result<Value, RequestError> {
     serde_json::from_slice(bytes).map_err(|_| RequestError::invalid("the body is not JSON"))
+}
+
+/// The price types the paper account works: market, limit and stop orders, and for spreads
+/// market and net prices.
+fn paper_supports(price_type: PriceType, spread: bool) -> bool {
+    match price_type {
+        PriceType::Market => true,
+        PriceType::Limit | PriceType::Stop | PriceType::StopLimit => !spread,
+        PriceType::NetDebit | PriceType::NetCredit | PriceType::NetEven => spread,
+        PriceType::TrailingStopConstantByLowerTrigger
+        | PriceType::UpperTriggerByTrailingStopConstant
+        | PriceType::TrailingStopPercentByLowerTrigger
+        | PriceType::UpperTriggerByTrailingStopPercent
+        | PriceType::TrailingStopConstant
+        | PriceType::TrailingStopPercent
+        | PriceType::HiddenStop
+        | PriceType::HiddenStopByLowerTrigger
+        | PriceType::UpperTriggerByHiddenStop
+        | PriceType::MarketOnOpen
+        | PriceType::MarketOnClose
+        | PriceType::LimitOnOpen
+        | PriceType::LimitOnClose => false,
+    }
 }
 
 /// Checks the body `{root: {...}}`.
@@ -240,7 +263,7 @@ fn price_type(
     let text = text(order, "priceType")?;
     match (PriceType::parse(text), scope) {
         (Some(p), OrderScope::Etrade) => Ok(p),
-        (Some(p), OrderScope::PaperAccount) if p.paper_supports(order_type.is_spread()) => Ok(p),
+        (Some(p), OrderScope::PaperAccount) if paper_supports(p, order_type.is_spread()) => Ok(p),
         (_, OrderScope::PaperAccount) => Err(Unsupported::PriceType(text.to_string()).into()),
         (None, OrderScope::Etrade) => Err(RequestError::invalid("priceType has an invalid value")),
     }

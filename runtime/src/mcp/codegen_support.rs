@@ -7,6 +7,7 @@ pub use crate::contract::validation::{
     Condition, FieldSchema, ObjectSchema, RuleCheck, RuleSchema, TypeKind, TypeSchema,
 };
 pub use crate::etrade::answers;
+pub use crate::etrade::vocabulary;
 pub use crate::etrade::{Endpoint, EtradeRequest, Param};
 pub use crate::mcp::catalog::{
     AppDescriptor, Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor,

@@ -112,7 +112,7 @@ fn order_words(s: &OrderSummary) -> String {
             leg
         })
         .collect();
-    let mut price = s.price_type.clone();
+    let mut price = s.price_type.to_string();
     if let Some(l) = s.limit_price {
         let _ = write!(price, " limit {l}");
     }
@@ -217,6 +217,7 @@ pub enum PageShown {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etrade::vocabulary::*;
     use crate::trading::types::{LegSummary, PreviewKind};
     use rust_decimal::Decimal;
 
@@ -232,17 +233,17 @@ mod tests {
             arguments_hash: "h1".into(),
             client_order_id: "c".into(),
             summary: OrderSummary {
-                order_type: "EQ".into(),
-                price_type: "LIMIT".into(),
-                order_term: "GOOD_FOR_DAY".into(),
-                market_session: "REGULAR".into(),
+                order_type: OrderType::Equity,
+                price_type: PriceType::Limit,
+                order_term: OrderTerm::GoodForDay,
+                market_session: MarketSession::Regular,
                 limit_price: Some(Decimal::new(17000, 2)),
                 stop_price: None,
                 all_or_none: false,
                 legs: vec![LegSummary {
                     symbol: "AAPL".into(),
-                    security_type: "EQ".into(),
-                    order_action: "BUY".into(),
+                    security_type: SecurityType::Equity,
+                    order_action: OrderAction::Buy,
                     quantity: Decimal::from(10),
                     call_put: None,
                     expiration: None,

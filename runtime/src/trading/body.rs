@@ -1,77 +1,60 @@
-//! E*TRADE request bodies. The preview body is built once as text; the place body is the
-//! same members, byte for byte, with E*TRADE's `PreviewIds` wrapper added, so what is
-//! placed is exactly what was previewed. Decimals are written from their exact text
-//! (never through a float).
+//! E*TRADE request bodies. The preview body is one typed [`OrderMembers`] written once as
+//! text; the place body is the same members, byte for byte, with E*TRADE's `PreviewIds`
+//! wrapper added, so what is placed is exactly what was previewed. Decimals are written
+//! from their exact text (never through a float).
 
 use super::order::{OrderTicket, TicketLeg};
 use super::types::BrokerPreviewId;
-use rust_decimal::Decimal;
-use std::fmt::Write;
+use crate::etrade::order_body::{
+    ExactDecimal, InstrumentBody, OrderBody, OrderMembers, ProductBody,
+};
+use crate::etrade::vocabulary::QuantityType;
 
-fn text(s: &str) -> String {
-    // A &str always serializes; the fallback is never used.
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-fn product(leg: &TicketLeg) -> String {
-    let mut p = format!(
-        "{{\"securityType\":{},\"symbol\":{}",
-        text(leg.security_type),
-        text(&leg.symbol.to_ascii_uppercase())
-    );
-    if let (Some(cp), Some(exp), Some(strike)) = (leg.call_put, leg.expiration, leg.strike_price) {
-        let _ = write!(
-            p,
-            ",\"callPut\":{},\"expiryYear\":{},\"expiryMonth\":{},\"expiryDay\":{},\"strikePrice\":{}",
-            text(cp),
-            exp.year(),
-            exp.month(),
-            exp.day(),
-            number(strike)
-        );
+fn product(leg: &TicketLeg) -> ProductBody {
+    let option = match (leg.call_put, leg.expiration, leg.strike_price) {
+        (Some(cp), Some(exp), Some(strike)) => Some((cp, exp, strike)),
+        _ => None,
+    };
+    ProductBody {
+        security_type: leg.security_type,
+        symbol: leg.symbol.to_ascii_uppercase(),
+        call_put: option.map(|(cp, _, _)| cp),
+        expiry_year: option.map(|(_, exp, _)| exp.year()),
+        expiry_month: option.map(|(_, exp, _)| exp.month()),
+        expiry_day: option.map(|(_, exp, _)| exp.day()),
+        strike_price: option.map(|(_, _, strike)| ExactDecimal(strike)),
     }
-    p.push('}');
-    p
 }
 
-fn number(d: Decimal) -> String {
-    d.to_string()
+/// The order as E*TRADE's request members.
+pub fn order_members(ticket: &OrderTicket, client_order_id: &str) -> OrderMembers {
+    OrderMembers {
+        order_type: ticket.order_type,
+        client_order_id: client_order_id.to_string(),
+        order: vec![OrderBody {
+            all_or_none: ticket.all_or_none,
+            price_type: ticket.price_type,
+            order_term: ticket.order_term,
+            market_session: ticket.market_session,
+            limit_price: ticket.limit_price.map(ExactDecimal),
+            stop_price: ticket.stop_price.map(ExactDecimal),
+            instrument: ticket
+                .legs
+                .iter()
+                .map(|leg| InstrumentBody {
+                    product: product(leg),
+                    order_action: leg.order_action,
+                    quantity_type: QuantityType::Quantity,
+                    quantity: ExactDecimal(leg.quantity),
+                })
+                .collect(),
+        }],
+    }
 }
 
 /// The members of `PreviewOrderRequest` (and `PlaceOrderRequest`) without the braces.
 pub fn order_fields(ticket: &OrderTicket, client_order_id: &str) -> String {
-    let mut order = format!(
-        "{{\"allOrNone\":{},\"priceType\":{},\"orderTerm\":{},\"marketSession\":{}",
-        ticket.all_or_none,
-        text(ticket.price_type),
-        text(ticket.order_term),
-        text(ticket.market_session)
-    );
-    if let Some(p) = ticket.limit_price {
-        let _ = write!(order, ",\"limitPrice\":{}", number(p));
-    }
-    if let Some(p) = ticket.stop_price {
-        let _ = write!(order, ",\"stopPrice\":{}", number(p));
-    }
-    order.push_str(",\"Instrument\":[");
-    for (i, leg) in ticket.legs.iter().enumerate() {
-        if i > 0 {
-            order.push(',');
-        }
-        let _ = write!(
-            order,
-            "{{\"Product\":{},\"orderAction\":{},\"quantityType\":\"QUANTITY\",\"quantity\":{}}}",
-            product(leg),
-            text(leg.order_action),
-            number(leg.quantity)
-        );
-    }
-    order.push_str("]}");
-    format!(
-        "\"orderType\":{},\"clientOrderId\":{},\"Order\":[{order}]",
-        text(ticket.order_type),
-        text(client_order_id)
-    )
+    order_members(ticket, client_order_id).members_text()
 }
 
 pub fn preview_body(order_fields: &str) -> String {
@@ -114,22 +97,26 @@ pub fn new_client_order_id() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etrade::vocabulary::{
+        CallPut, MarketSession, OrderAction, OrderTerm, OrderType, PriceType, SecurityType,
+    };
+    use rust_decimal::Decimal;
     use std::str::FromStr;
 
     fn eq_ticket() -> OrderTicket {
         OrderTicket {
-            order_type: "EQ",
-            price_type: "LIMIT",
-            order_term: "GOOD_FOR_DAY",
-            market_session: "REGULAR",
+            order_type: OrderType::Equity,
+            price_type: PriceType::Limit,
+            order_term: OrderTerm::GoodForDay,
+            market_session: MarketSession::Regular,
             limit_price: Decimal::from_str("170.00").ok(),
             stop_price: None,
             all_or_none: false,
             client_order_id: None,
             legs: vec![TicketLeg {
                 symbol: "aapl".into(),
-                security_type: "EQ",
-                order_action: "BUY",
+                security_type: SecurityType::Equity,
+                order_action: OrderAction::Buy,
                 quantity: Decimal::from(10),
                 call_put: None,
                 expiration: None,
@@ -167,10 +154,10 @@ mod tests {
     #[test]
     fn options_carry_their_contract() {
         let mut t = eq_ticket();
-        t.order_type = "OPTN";
-        t.legs[0].security_type = "OPTN";
-        t.legs[0].order_action = "BUY_OPEN";
-        t.legs[0].call_put = Some("CALL");
+        t.order_type = OrderType::Option;
+        t.legs[0].security_type = SecurityType::Option;
+        t.legs[0].order_action = OrderAction::BuyOpen;
+        t.legs[0].call_put = Some(CallPut::Call);
         t.legs[0].expiration = Some(jiff::civil::date(2099, 1, 16));
         t.legs[0].strike_price = Decimal::from_str("182.5").ok();
         let v: serde_json::Value =
@@ -191,6 +178,45 @@ mod tests {
         assert_eq!(
             cancel_body(677),
             r#"{"CancelOrderRequest":{"orderId":677}}"#
+        );
+    }
+
+    /// Both emulators read the body the desk writes back into the same order: the words,
+    /// the exact prices and the contract.
+    #[test]
+    fn the_emulation_reads_back_the_order_the_desk_wrote() {
+        use crate::emulation::{Instrument, OrderRoot, OrderScope, order_request};
+        let mut t = eq_ticket();
+        t.order_type = OrderType::Option;
+        t.legs[0].security_type = SecurityType::Option;
+        t.legs[0].order_action = OrderAction::SellOpen;
+        t.legs[0].call_put = Some(CallPut::Put);
+        t.legs[0].expiration = Some(jiff::civil::date(2099, 1, 16));
+        t.legs[0].strike_price = Decimal::from_str("182.5").ok();
+        let body: serde_json::Value =
+            serde_json::from_str(&preview_body(&order_fields(&t, "X1"))).expect("json");
+        let parsed = order_request::parse(&body, OrderRoot::Preview, OrderScope::Etrade)
+            .expect("the emulation takes the desk's body");
+        let r = parsed.request;
+        assert_eq!(
+            (r.order_type, r.price_type, r.order_term, r.market_session),
+            (t.order_type, t.price_type, t.order_term, t.market_session)
+        );
+        assert_eq!(r.limit_price, t.limit_price);
+        assert_eq!(r.client_order_id, "X1");
+        let [leg] = r.legs.as_slice() else {
+            panic!("one leg")
+        };
+        assert_eq!(leg.action, OrderAction::SellOpen);
+        assert_eq!(leg.quantity, Decimal::from(10));
+        assert_eq!(
+            leg.instrument,
+            Instrument::Option {
+                underlying: "AAPL".into(),
+                expiry: jiff::civil::date(2099, 1, 16),
+                right: CallPut::Put,
+                strike: Decimal::from_str("182.5").unwrap_or_default(),
+            }
         );
     }
 }

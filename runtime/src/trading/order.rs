@@ -1,29 +1,23 @@
 //! The order as the runtime sees it after schema validation: one shape for flat (EQ, OPTN)
 //! and spread orders, so the domain rules, the broker body and the policy read one model.
-//! The tool layer converts its generated input into a [`OrderTicket`].
+//! The tool layer converts its generated input into a [`OrderTicket`]; every word in it is
+//! E*TRADE's vocabulary type.
 
 use super::types::{LegSummary, OrderSummary};
+use crate::etrade::vocabulary::{
+    CallPut, MarketSession, OrderAction, OrderTerm, OrderType, PriceType, SecurityType,
+};
 use rust_decimal::Decimal;
-
-/// Spread order types: they list legs instead of one flat instrument.
-pub const SPREAD_TYPES: [&str; 6] = [
-    "SPREADS",
-    "BUY_WRITES",
-    "BUTTERFLY",
-    "IRON_BUTTERFLY",
-    "CONDOR",
-    "IRON_CONDOR",
-];
 
 /// One preview request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderTicket {
-    pub order_type: &'static str,
-    pub price_type: &'static str,
+    pub order_type: OrderType,
+    pub price_type: PriceType,
     /// GOOD_FOR_DAY when the request gave none.
-    pub order_term: &'static str,
+    pub order_term: OrderTerm,
     /// REGULAR when the request gave none.
-    pub market_session: &'static str,
+    pub market_session: MarketSession,
     pub limit_price: Option<Decimal>,
     pub stop_price: Option<Decimal>,
     pub all_or_none: bool,
@@ -37,38 +31,33 @@ pub struct OrderTicket {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TicketLeg {
     pub symbol: String,
-    /// EQ or OPTN.
-    pub security_type: &'static str,
-    pub order_action: &'static str,
+    pub security_type: SecurityType,
+    pub order_action: OrderAction,
     pub quantity: Decimal,
-    pub call_put: Option<&'static str>,
+    pub call_put: Option<CallPut>,
     pub expiration: Option<jiff::civil::Date>,
     pub strike_price: Option<Decimal>,
 }
 
 impl TicketLeg {
     pub fn is_option(&self) -> bool {
-        self.security_type == "OPTN"
+        self.security_type == SecurityType::Option
     }
 
     /// BUY, BUY_TO_COVER, BUY_OPEN, BUY_CLOSE.
     pub fn is_buy(&self) -> bool {
-        self.order_action.starts_with("BUY")
+        self.order_action.is_buy()
     }
 
     /// Shares per unit of quantity: 100 for a standard option contract.
     pub fn multiplier(&self) -> Decimal {
-        if self.is_option() {
-            Decimal::ONE_HUNDRED
-        } else {
-            Decimal::ONE
-        }
+        self.security_type.multiplier()
     }
 }
 
 impl OrderTicket {
     pub fn is_spread(&self) -> bool {
-        SPREAD_TYPES.contains(&self.order_type)
+        self.order_type.is_spread()
     }
 
     /// price × quantity × multiplier of the first leg (for spreads the net price is per
@@ -85,10 +74,10 @@ impl OrderTicket {
     /// (estimatedTotalAmount) when the preview gave one, which wins over our arithmetic.
     pub fn summary(&self, broker_estimate: Option<Decimal>) -> OrderSummary {
         OrderSummary {
-            order_type: self.order_type.to_string(),
-            price_type: self.price_type.to_string(),
-            order_term: self.order_term.to_string(),
-            market_session: self.market_session.to_string(),
+            order_type: self.order_type,
+            price_type: self.price_type,
+            order_term: self.order_term,
+            market_session: self.market_session,
             limit_price: self.limit_price,
             stop_price: self.stop_price,
             all_or_none: self.all_or_none,
@@ -97,10 +86,10 @@ impl OrderTicket {
                 .iter()
                 .map(|l| LegSummary {
                     symbol: l.symbol.clone(),
-                    security_type: l.security_type.to_string(),
-                    order_action: l.order_action.to_string(),
+                    security_type: l.security_type,
+                    order_action: l.order_action,
                     quantity: l.quantity,
-                    call_put: l.call_put.map(str::to_string),
+                    call_put: l.call_put,
                     expiration: l.expiration,
                     strike_price: l.strike_price,
                 })

@@ -16,6 +16,7 @@ use serde_json::json;
 use super::types::{DailyUsage, OrderSummary, PolicyRefusal};
 use crate::calendar::{self, SessionPhase};
 use crate::config::Environment;
+use crate::etrade::vocabulary::{MarketSession, PriceType};
 
 /// The effective policy of one profile in one environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,8 +208,8 @@ impl TradingPolicy {
             // Validation already makes EXTENDED orders LIMIT; checking both keeps the
             // guard right even if that ever changes.
             SessionPhase::PreMarket | SessionPhase::AfterHours
-                if order.market_session.eq_ignore_ascii_case("EXTENDED")
-                    && order.price_type.eq_ignore_ascii_case("LIMIT") =>
+                if order.market_session == MarketSession::Extended
+                    && order.price_type == PriceType::Limit =>
             {
                 Ok(())
             }
@@ -255,6 +256,7 @@ fn notional(order: &OrderSummary) -> Option<Decimal> {
 
 #[cfg(test)]
 mod tests {
+    use crate::etrade::vocabulary::*;
     use std::path::Path;
 
     use super::*;
@@ -272,8 +274,8 @@ mod tests {
     fn leg(quantity: &str) -> LegSummary {
         LegSummary {
             symbol: "IBM".into(),
-            security_type: "EQ".into(),
-            order_action: "BUY".into(),
+            security_type: SecurityType::Equity,
+            order_action: OrderAction::Buy,
             quantity: dec(quantity),
             call_put: None,
             expiration: None,
@@ -283,10 +285,10 @@ mod tests {
 
     fn order(quantities: &[&str], notional: Option<&str>) -> OrderSummary {
         OrderSummary {
-            order_type: "EQ".into(),
-            price_type: "LIMIT".into(),
-            order_term: "GOOD_FOR_DAY".into(),
-            market_session: "REGULAR".into(),
+            order_type: OrderType::Equity,
+            price_type: PriceType::Limit,
+            order_term: OrderTerm::GoodForDay,
+            market_session: MarketSession::Regular,
             limit_price: Some(dec("10")),
             stop_price: None,
             all_or_none: false,
@@ -561,11 +563,11 @@ mod tests {
         let guarded = TradingPolicy::resolve(None, Environment::Production);
         let regular = order(&["1"], None);
         let extended = OrderSummary {
-            market_session: "EXTENDED".into(),
+            market_session: MarketSession::Extended,
             ..regular.clone()
         };
         let extended_market = OrderSummary {
-            price_type: "MARKET".into(),
+            price_type: PriceType::Market,
             ..extended.clone()
         };
         // Tuesday 2026-03-10, EDT.

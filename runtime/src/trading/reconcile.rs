@@ -109,7 +109,7 @@ pub fn match_placement<'a>(
         .filter(|o| {
             o.order_type
                 .as_deref()
-                .is_none_or(|t| t == preview.summary.order_type)
+                .is_none_or(|t| t == preview.summary.order_type.as_str())
                 && o.order_detail
                     .iter()
                     .any(|d| detail_matches(&preview.summary, d, window))

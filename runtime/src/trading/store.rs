@@ -612,6 +612,7 @@ impl<T, E: Display> IntoStore<T> for Result<T, E> {
 
 #[cfg(test)]
 mod tests {
+    use crate::etrade::vocabulary::*;
     use std::panic::{AssertUnwindSafe, catch_unwind};
     use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
     use std::sync::{Arc, Mutex};
@@ -642,17 +643,17 @@ mod tests {
 
     fn summary(notional: Option<i64>) -> OrderSummary {
         OrderSummary {
-            order_type: "EQ".into(),
-            price_type: "LIMIT".into(),
-            order_term: "GOOD_FOR_DAY".into(),
-            market_session: "REGULAR".into(),
+            order_type: OrderType::Equity,
+            price_type: PriceType::Limit,
+            order_term: OrderTerm::GoodForDay,
+            market_session: MarketSession::Regular,
             limit_price: Some(Decimal::new(10, 0)),
             stop_price: None,
             all_or_none: false,
             legs: vec![LegSummary {
                 symbol: "IBM".into(),
-                security_type: "EQ".into(),
-                order_action: "BUY".into(),
+                security_type: SecurityType::Equity,
+                order_action: OrderAction::Buy,
                 quantity: Decimal::new(5, 0),
                 call_put: None,
                 expiration: None,

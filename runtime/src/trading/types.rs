@@ -1,6 +1,9 @@
 //! Records shared by the store, the policy and the handlers. They are stored in redb as
 //! JSON, so field names are part of the on-disk format: add fields with `#[serde(default)]`.
 
+use crate::etrade::vocabulary::{
+    CallPut, MarketSession, OrderAction, OrderTerm, OrderType, PriceType, SecurityType,
+};
 use jiff::Timestamp;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -9,11 +12,10 @@ use serde::{Deserialize, Serialize};
 /// in E*TRADE's order list, and to judge its size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderSummary {
-    /// E*TRADE's orderType: EQ, OPTN, SPREADS, BUY_WRITES, BUTTERFLY, ...
-    pub order_type: String,
-    pub price_type: String,
-    pub order_term: String,
-    pub market_session: String,
+    pub order_type: OrderType,
+    pub price_type: PriceType,
+    pub order_term: OrderTerm,
+    pub market_session: MarketSession,
     pub limit_price: Option<Decimal>,
     pub stop_price: Option<Decimal>,
     pub all_or_none: bool,
@@ -26,12 +28,11 @@ pub struct OrderSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LegSummary {
     pub symbol: String,
-    /// EQ or OPTN.
-    pub security_type: String,
-    pub order_action: String,
+    pub security_type: SecurityType,
+    pub order_action: OrderAction,
     pub quantity: Decimal,
     /// Options only.
-    pub call_put: Option<String>,
+    pub call_put: Option<CallPut>,
     pub expiration: Option<jiff::civil::Date>,
     pub strike_price: Option<Decimal>,
 }

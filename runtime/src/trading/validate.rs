@@ -6,16 +6,53 @@
 
 use super::order::{OrderTicket, TicketLeg};
 use crate::contract::validation::{ClientProblem, ClientReason, PathSegment};
+use crate::etrade::vocabulary::{
+    CallPut, MarketSession, OrderAction, OrderTerm, OrderType, PriceType,
+};
 use jiff::civil::{Date, Weekday};
 use rust_decimal::Decimal;
 
 /// E*TRADE's all-or-none minimum for stock orders.
 pub const ALL_OR_NONE_MIN_SHARES: u32 = 300;
 
-const EQ_ACTIONS: [&str; 4] = ["BUY", "SELL", "BUY_TO_COVER", "SELL_SHORT"];
-const OPTION_ACTIONS: [&str; 4] = ["BUY_OPEN", "BUY_CLOSE", "SELL_OPEN", "SELL_CLOSE"];
-const FLAT_PRICE_TYPES: [&str; 4] = ["MARKET", "LIMIT", "STOP", "STOP_LIMIT"];
-const SPREAD_PRICE_TYPES: [&str; 3] = ["NET_DEBIT", "NET_CREDIT", "NET_EVEN"];
+/// Which orders a price type prices: a flat (EQ, OPTN) order, a spread, or neither (a
+/// type the tools do not take).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Priced {
+    Flat,
+    Spread,
+    Neither,
+}
+
+fn priced(price_type: PriceType) -> Priced {
+    match price_type {
+        PriceType::Market | PriceType::Limit | PriceType::Stop | PriceType::StopLimit => {
+            Priced::Flat
+        }
+        PriceType::NetDebit | PriceType::NetCredit | PriceType::NetEven => Priced::Spread,
+        PriceType::TrailingStopConstantByLowerTrigger
+        | PriceType::UpperTriggerByTrailingStopConstant
+        | PriceType::TrailingStopPercentByLowerTrigger
+        | PriceType::UpperTriggerByTrailingStopPercent
+        | PriceType::TrailingStopConstant
+        | PriceType::TrailingStopPercent
+        | PriceType::HiddenStop
+        | PriceType::HiddenStopByLowerTrigger
+        | PriceType::UpperTriggerByHiddenStop
+        | PriceType::MarketOnOpen
+        | PriceType::MarketOnClose
+        | PriceType::LimitOnOpen
+        | PriceType::LimitOnClose => Priced::Neither,
+    }
+}
+
+/// The price is a limit (or a net limit): what IMMEDIATE_OR_CANCEL and FILL_OR_KILL need.
+fn limit_priced(price_type: PriceType) -> bool {
+    matches!(
+        price_type,
+        PriceType::Limit | PriceType::NetDebit | PriceType::NetCredit
+    )
+}
 
 fn rule(path: Vec<PathSegment>, code: &'static str, message: &'static str) -> ClientProblem {
     ClientProblem {
@@ -96,12 +133,12 @@ pub fn check_ticket(ticket: &OrderTicket, today: Date) -> Vec<ClientProblem> {
 
 fn price_and_terms(c: &mut Checker<'_>) {
     let t = c.ticket;
-    let allowed: &[&str] = if t.is_spread() {
-        &SPREAD_PRICE_TYPES
+    let wanted = if t.is_spread() {
+        Priced::Spread
     } else {
-        &FLAT_PRICE_TYPES
+        Priced::Flat
     };
-    if !allowed.contains(&t.price_type) {
+    if priced(t.price_type) != wanted {
         let message = if t.is_spread() {
             "A spread order's price_type is NET_DEBIT, NET_CREDIT or NET_EVEN."
         } else {
@@ -110,13 +147,11 @@ fn price_and_terms(c: &mut Checker<'_>) {
         let p = c.field("price_type");
         c.push(p, "not_allowed", message);
     }
-    if t.price_type == "MARKET" && t.order_term != "GOOD_FOR_DAY" {
+    if t.price_type == PriceType::Market && t.order_term != OrderTerm::GoodForDay {
         let p = c.request();
         c.push(p, "market_term", "A MARKET order must be GOOD_FOR_DAY.");
     }
-    if matches!(t.order_term, "IMMEDIATE_OR_CANCEL" | "FILL_OR_KILL")
-        && !matches!(t.price_type, "LIMIT" | "NET_DEBIT" | "NET_CREDIT")
-    {
+    if t.order_term.decided_when_placed() && !limit_priced(t.price_type) {
         let p = c.request();
         c.push(
             p,
@@ -124,7 +159,8 @@ fn price_and_terms(c: &mut Checker<'_>) {
             "IMMEDIATE_OR_CANCEL and FILL_OR_KILL orders need a limit price (LIMIT, NET_DEBIT or NET_CREDIT).",
         );
     }
-    if t.market_session == "EXTENDED" && (t.price_type != "LIMIT" || t.order_term != "GOOD_FOR_DAY")
+    if t.market_session == MarketSession::Extended
+        && (t.price_type != PriceType::Limit || t.order_term != OrderTerm::GoodForDay)
     {
         let p = c.request();
         c.push(
@@ -133,7 +169,7 @@ fn price_and_terms(c: &mut Checker<'_>) {
             "An EXTENDED-session order must be a LIMIT order, GOOD_FOR_DAY.",
         );
     }
-    if t.all_or_none && t.price_type == "MARKET" {
+    if t.all_or_none && t.price_type == PriceType::Market {
         let p = c.request();
         c.push(
             p,
@@ -167,12 +203,7 @@ fn price_increment_ok(price: Decimal, option: bool) -> bool {
 }
 
 fn leg_rules(c: &mut Checker<'_>, i: usize, leg: &TicketLeg) {
-    let actions: &[&str] = if leg.is_option() {
-        &OPTION_ACTIONS
-    } else {
-        &EQ_ACTIONS
-    };
-    if !actions.contains(&leg.order_action) {
+    if !leg.order_action.fits(leg.security_type) {
         let message = if leg.is_option() {
             "An option's order_action is BUY_OPEN, BUY_CLOSE, SELL_OPEN or SELL_CLOSE."
         } else {
@@ -218,15 +249,20 @@ fn leg_rules(c: &mut Checker<'_>, i: usize, leg: &TicketLeg) {
 fn spread_shape(c: &mut Checker<'_>) {
     let t = c.ticket;
     let (count, count_message): (usize, &'static str) = match t.order_type {
-        "SPREADS" => (2, "A SPREADS order has 2 option legs."),
-        "BUY_WRITES" => (
+        OrderType::Spreads => (2, "A SPREADS order has 2 option legs."),
+        OrderType::BuyWrites => (
             2,
             "A BUY_WRITES order has 2 legs: the stock and a covered call.",
         ),
-        "BUTTERFLY" => (3, "A BUTTERFLY has 3 legs: lower wing, body, upper wing."),
-        "IRON_BUTTERFLY" => (4, "An IRON_BUTTERFLY has 4 legs: 2 puts and 2 calls."),
-        "CONDOR" => (4, "A CONDOR has 4 legs."),
-        _ => (4, "An IRON_CONDOR has 4 legs: 2 puts and 2 calls."),
+        OrderType::Butterfly => (3, "A BUTTERFLY has 3 legs: lower wing, body, upper wing."),
+        OrderType::IronButterfly => (4, "An IRON_BUTTERFLY has 4 legs: 2 puts and 2 calls."),
+        OrderType::Condor => (4, "A CONDOR has 4 legs."),
+        OrderType::IronCondor => (4, "An IRON_CONDOR has 4 legs: 2 puts and 2 calls."),
+        // Not spreads: `check_ticket` calls this only for spreads.
+        OrderType::Equity
+        | OrderType::Option
+        | OrderType::MutualFund
+        | OrderType::MoneyMarketFund => return,
     };
     if t.legs.len() != count {
         let p = c.legs();
@@ -245,7 +281,7 @@ fn spread_shape(c: &mut Checker<'_>) {
             "All legs must be on the same underlying symbol.",
         );
     }
-    if t.order_type == "BUY_WRITES" {
+    if t.order_type == OrderType::BuyWrites {
         buy_write(c);
         return;
     }
@@ -263,11 +299,16 @@ fn spread_shape(c: &mut Checker<'_>) {
         return;
     }
     match t.order_type {
-        "SPREADS" => vertical_or_calendar(c),
-        "BUTTERFLY" => butterfly(c),
-        "IRON_BUTTERFLY" => iron(c, true),
-        "CONDOR" => condor(c),
-        _ => iron(c, false),
+        OrderType::Spreads => vertical_or_calendar(c),
+        OrderType::Butterfly => butterfly(c),
+        OrderType::IronButterfly => iron(c, true),
+        OrderType::Condor => condor(c),
+        OrderType::IronCondor => iron(c, false),
+        OrderType::BuyWrites
+        | OrderType::Equity
+        | OrderType::Option
+        | OrderType::MutualFund
+        | OrderType::MoneyMarketFund => {}
     }
 }
 
@@ -343,7 +384,7 @@ fn buy_write(c: &mut Checker<'_>) {
         return;
     };
     let (stock, call) = (&legs[s], &legs[o]);
-    if stock.order_action != "BUY" {
+    if stock.order_action != OrderAction::Buy {
         let p = c.leg_field(s, "order_action");
         c.push(
             p,
@@ -351,7 +392,7 @@ fn buy_write(c: &mut Checker<'_>) {
             "The stock leg of a BUY_WRITES order is BUY.",
         );
     }
-    if call.call_put != Some("CALL") || call.order_action != "SELL_OPEN" {
+    if call.call_put != Some(CallPut::Call) || call.order_action != OrderAction::SellOpen {
         let p = c.leg_field(o, "order_action");
         c.push(
             p,
@@ -468,13 +509,13 @@ fn iron(c: &mut Checker<'_>, body: bool) {
         .ticket
         .legs
         .iter()
-        .filter(|l| l.call_put == Some("PUT"))
+        .filter(|l| l.call_put == Some(CallPut::Put))
         .collect();
     let mut calls: Vec<&TicketLeg> = c
         .ticket
         .legs
         .iter()
-        .filter(|l| l.call_put == Some("CALL"))
+        .filter(|l| l.call_put == Some(CallPut::Call))
         .collect();
     if puts.len() != 2 || calls.len() != 2 {
         let p = c.legs();
@@ -537,18 +578,23 @@ fn iron(c: &mut Checker<'_>, body: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etrade::vocabulary::SecurityType;
     use jiff::civil::date;
     use proptest::prelude::*;
 
     const TODAY: Date = date(2026, 12, 1);
 
+    fn word<T>(parse: fn(&str) -> Option<T>, text: &str) -> T {
+        parse(text).unwrap_or_else(|| panic!("{text} is not an E*TRADE word here"))
+    }
+
     fn leg(action: &'static str, cp: &'static str, strike: i64, qty: i64) -> TicketLeg {
         TicketLeg {
             symbol: "AAPL".into(),
-            security_type: "OPTN",
-            order_action: action,
+            security_type: SecurityType::Option,
+            order_action: word(OrderAction::parse, action),
             quantity: Decimal::from(qty),
-            call_put: Some(cp),
+            call_put: Some(word(CallPut::parse, cp)),
             expiration: Some(date(2026, 12, 18)),
             strike_price: Some(Decimal::from(strike)),
         }
@@ -560,10 +606,10 @@ mod tests {
         legs: Vec<TicketLeg>,
     ) -> OrderTicket {
         OrderTicket {
-            order_type,
-            price_type,
-            order_term: "GOOD_FOR_DAY",
-            market_session: "REGULAR",
+            order_type: word(OrderType::parse, order_type),
+            price_type: word(PriceType::parse, price_type),
+            order_term: OrderTerm::GoodForDay,
+            market_session: MarketSession::Regular,
             limit_price: Some(Decimal::ONE),
             stop_price: None,
             all_or_none: false,
@@ -575,18 +621,18 @@ mod tests {
 
     fn flat(price_type: &'static str, term: &'static str, session: &'static str) -> OrderTicket {
         OrderTicket {
-            order_type: "EQ",
-            price_type,
-            order_term: term,
-            market_session: session,
+            order_type: OrderType::Equity,
+            price_type: word(PriceType::parse, price_type),
+            order_term: word(OrderTerm::parse, term),
+            market_session: word(MarketSession::parse, session),
             limit_price: matches!(price_type, "LIMIT" | "STOP_LIMIT").then_some(Decimal::from(170)),
             stop_price: matches!(price_type, "STOP" | "STOP_LIMIT").then_some(Decimal::from(160)),
             all_or_none: false,
             client_order_id: None,
             legs: vec![TicketLeg {
                 symbol: "AAPL".into(),
-                security_type: "EQ",
-                order_action: "BUY",
+                security_type: SecurityType::Equity,
+                order_action: OrderAction::Buy,
                 quantity: Decimal::from(10),
                 call_put: None,
                 expiration: None,
@@ -668,7 +714,7 @@ mod tests {
             assert_eq!(codes(&t), Vec::<&str>::new(), "{}", t.order_type);
         }
         let mut stock = leg("BUY", "CALL", 0, 200);
-        stock.security_type = "EQ";
+        stock.security_type = SecurityType::Equity;
         stock.call_put = None;
         stock.expiration = None;
         stock.strike_price = None;
@@ -782,7 +828,7 @@ mod tests {
         fn expirations(offset in -400i32..800) {
             let exp = TODAY.checked_add(jiff::Span::new().days(offset)).unwrap_or(TODAY);
             let mut t = flat("LIMIT", "GOOD_FOR_DAY", "REGULAR");
-            t.order_type = "OPTN";
+            t.order_type = OrderType::Option;
             t.legs[0] = leg("BUY_OPEN", "CALL", 180, 1);
             t.legs[0].expiration = Some(exp);
             let c = codes(&t);
@@ -803,19 +849,19 @@ mod tests {
         /// Any ticket: no panic, every problem inside `request`, messages within limits.
         #[test]
         fn arbitrary_tickets_never_panic(
-            ot in prop::sample::select(vec!["EQ", "OPTN", "SPREADS", "BUY_WRITES", "BUTTERFLY", "IRON_BUTTERFLY", "CONDOR", "IRON_CONDOR"]),
-            pt in prop::sample::select(vec!["MARKET", "LIMIT", "STOP", "STOP_LIMIT", "NET_DEBIT", "NET_CREDIT", "NET_EVEN"]),
-            term in prop::sample::select(vec!["GOOD_FOR_DAY", "GOOD_UNTIL_CANCEL", "IMMEDIATE_OR_CANCEL", "FILL_OR_KILL"]),
-            session in prop::sample::select(vec!["REGULAR", "EXTENDED"]),
+            ot in prop::sample::select(OrderType::ALL.to_vec()),
+            pt in prop::sample::select(PriceType::ALL.to_vec()),
+            term in prop::sample::select(OrderTerm::ALL.to_vec()),
+            session in prop::sample::select(MarketSession::ALL.to_vec()),
             aon in any::<bool>(),
             legs in prop::collection::vec((
-                prop::sample::select(vec!["BUY", "SELL", "BUY_OPEN", "SELL_OPEN", "BUY_CLOSE", "SELL_SHORT"]),
-                prop::sample::select(vec!["CALL", "PUT"]),
+                prop::sample::select(OrderAction::ALL.to_vec()),
+                prop::sample::select(CallPut::ALL.to_vec()),
                 0i64..300, 1i64..500, any::<bool>(), -30i32..60), 0..5),
         ) {
             let legs: Vec<TicketLeg> = legs.into_iter().map(|(a, cp, s, q, opt, d)| TicketLeg {
                 symbol: "X".into(),
-                security_type: if opt { "OPTN" } else { "EQ" },
+                security_type: if opt { SecurityType::Option } else { SecurityType::Equity },
                 order_action: a,
                 quantity: Decimal::new(q, 1),
                 call_put: opt.then_some(cp),
@@ -825,7 +871,7 @@ mod tests {
             let t = OrderTicket {
                 order_type: ot, price_type: pt, order_term: term, market_session: session,
                 limit_price: Some(Decimal::new(12345, 3)), stop_price: None, all_or_none: aon,
-                client_order_id: None, flat: legs.len() <= 1 && !ot.starts_with('S'), legs,
+                client_order_id: None, flat: legs.len() <= 1 && !ot.is_spread(), legs,
             };
             for p in check_ticket(&t, TODAY) {
                 prop_assert_eq!(&p.path[0], &PathSegment::Key("request"));

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::state::{State, TxKind};
 use super::{PaperBook, PaperConfig, PaperError};
 use crate::calendar::time_zone;
-use crate::emulation::{Instrument, OrderStatus, OrderType, codes};
+use crate::emulation::{Instrument, OrderStatus, codes};
 use crate::etrade::models::accounts::AccountList;
 use crate::etrade::models::balances::Balance;
 use crate::etrade::models::order_entry::{BrokerCancellation, BrokerPlacement, BrokerPreview};
@@ -25,18 +25,6 @@ use crate::etrade::models::portfolio::{PortfolioPage, PositionLots};
 use crate::etrade::models::transactions::{TransactionDetails, TransactionPage};
 use crate::etrade::{Endpoint, EtradeRequest, Param};
 use crate::paper::touch::{MarketData, OptionContract, Touch};
-use crate::trading::order::SPREAD_TYPES;
-
-/// The paper book and the order desk agree on which order types are spreads.
-#[test]
-fn spread_order_types_agree_with_the_order_desk() {
-    let spreads: Vec<&str> = OrderType::ALL
-        .iter()
-        .filter(|t| t.is_spread())
-        .map(|t| t.as_str())
-        .collect();
-    assert_eq!(spreads, SPREAD_TYPES);
-}
 
 fn d(s: &str) -> Decimal {
     Decimal::from_str(s).unwrap_or_default()
