@@ -1,11 +1,21 @@
-//! Generates the E*TRADE answer models from spec/tools.yaml into OUT_DIR (see
-//! `src/etrade/models/generated.rs`). Spec problems are reported as `spec/tools.yaml:LINE:COL`.
+//! The one build script that reads spec/tools.yaml: it checks the spec once and writes every
+//! generated file into OUT_DIR — the answer models and the endpoint rows this crate compiles
+//! (see `src/etrade/models/generated.rs`, `src/etrade/request.rs`) and the tool layer and
+//! apps, which the `etrade-mcp` crate's build script copies from here (through the `links`
+//! metadata `DEP_ETRADE_SPEC_OUT_DIR`). Spec problems are reported as
+//! `spec/tools.yaml:LINE:COL`.
 
 use std::path::Path;
 
 fn main() {
-    let spec = Path::new("..").join(codegen::SPEC_PATH);
+    let root = Path::new("..");
+    let spec = root.join(codegen::SPEC_PATH);
     println!("cargo::rerun-if-changed={}", spec.display());
+    // The MCP Apps are assembled from their sources.
+    println!(
+        "cargo::rerun-if-changed={}",
+        root.join(codegen::apps::APPS_DIR).display()
+    );
     let text = match std::fs::read_to_string(&spec) {
         Ok(t) => t,
         Err(e) => {
@@ -13,8 +23,8 @@ fn main() {
             return;
         }
     };
-    let models = match codegen::models(&text) {
-        Ok(m) => m,
+    let files = match codegen::generate(&text) {
+        Ok(files) => files,
         Err(diagnostics) => {
             for d in diagnostics {
                 println!("cargo::error={}", d.render(codegen::SPEC_PATH));
@@ -26,8 +36,15 @@ fn main() {
         println!("cargo::error=OUT_DIR is not set; run through cargo");
         return;
     };
-    let path = Path::new(&out_dir).join(codegen::MODELS_FILE);
-    if let Err(e) = std::fs::write(&path, models) {
-        println!("cargo::error=cannot write {}: {e}", path.display());
+    for (rel, content) in files {
+        let path = Path::new(&out_dir).join(rel);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, content));
+        if let Err(e) = written {
+            println!("cargo::error=cannot write {}: {e}", path.display());
+        }
     }
+    println!("cargo::metadata=out_dir={}", Path::new(&out_dir).display());
 }

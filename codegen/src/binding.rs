@@ -1,28 +1,99 @@
-//! Broker bindings: a tool's `broker:` checked against its input fields and against what the
-//! runtime offers (its endpoint table and answer models), with a diagnostic at the spec line
-//! for every mismatch.
+//! E*TRADE's endpoints (the spec's `endpoints:`, once each) and the tools' broker bindings:
+//! a tool's `broker:` names an endpoint and is checked against its input fields and the
+//! spec's answer models, with a diagnostic at the spec line for every mismatch.
 
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, BoundField, ParamKind, Ty};
 use crate::model::{self, S};
-use crate::runtime_facts::{self, ANSWERS_FILE, ENDPOINTS_FILE};
 use std::collections::BTreeSet;
 
-pub fn check(t: &model::ToolDef, input: &ir::Object, d: &mut Diagnostics) -> Option<ir::Binding> {
+const VERBS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
+const MODULES: [&str; 4] = ["ACCOUNTS", "MARKET", "ORDERS", "ALERTS"];
+
+/// The spec's `endpoints:`, checked: names are Rust variants, each method and path once.
+pub fn endpoints(spec: &model::Spec, d: &mut Diagnostics) -> Vec<ir::Endpoint> {
+    let mut out: Vec<ir::Endpoint> = Vec::new();
+    for (name, def) in &spec.endpoints.0 {
+        let e = &def.value;
+        let variant = name.value.clone();
+        if !variant.starts_with(|c: char| c.is_ascii_uppercase())
+            || !variant.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            d.at(
+                name,
+                "an endpoint's name is UpperCamelCase (the runtime's `Endpoint` variant)",
+            );
+        }
+        let verb = e.method.value.to_ascii_uppercase();
+        if !VERBS.contains(&verb.as_str()) {
+            d.at(&e.method, "method is GET, POST, PUT or DELETE");
+        }
+        let module = e.module.value.to_ascii_uppercase();
+        if !MODULES.contains(&module.as_str()) {
+            d.at(&e.module, "module is accounts, market, orders or alerts");
+        }
+        let path = e.path.value.clone();
+        if !path.starts_with("/v1/")
+            || path.contains(char::is_whitespace)
+            || path.contains('"')
+            || path.contains('\\')
+        {
+            d.at(
+                &e.path,
+                "an endpoint's path starts with /v1/ and has no spaces or quotes",
+            );
+        }
+        for p in path_params(&path) {
+            if p.is_empty() || !p.chars().all(|c| c.is_ascii_alphanumeric()) {
+                d.at(
+                    &e.path,
+                    format!("path parameter `{{{p}}}` is letters and digits"),
+                );
+            }
+        }
+        // A repeated name is a duplicate YAML key, refused while parsing.
+        if let Some(o) = out.iter().find(|o| o.verb == verb && o.path == path) {
+            d.at(
+                &e.path,
+                format!("{verb} {path} is already endpoint `{}`", o.variant),
+            );
+        }
+        out.push(ir::Endpoint {
+            variant,
+            verb,
+            module,
+            path,
+        });
+    }
+    out
+}
+
+/// The `{param}` names of a path, in order (an unclosed `{` ends the list).
+pub fn path_params(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        out.push(&rest[open + 1..open + close]);
+        rest = &rest[open + close + 1..];
+    }
+    out
+}
+
+pub fn check(
+    t: &model::ToolDef,
+    input: &ir::Object,
+    endpoints: &[ir::Endpoint],
+    d: &mut Diagnostics,
+) -> Option<ir::Binding> {
     let b = &t.broker.as_ref()?.value;
     if t.permission.value != "read" {
         d.at(
-            &b.path,
+            &b.endpoint,
             "only read tools bind to an endpoint here; order entry goes through the order desk",
         );
-    }
-    let verb = b.method.value.to_ascii_uppercase();
-    if !["GET", "POST", "PUT", "DELETE"].contains(&verb.as_str()) {
-        d.at(&b.method, "method is GET, POST, PUT or DELETE");
-    }
-    let module = b.module.value.to_ascii_uppercase();
-    if !["ACCOUNTS", "MARKET", "ORDERS", "ALERTS"].contains(&module.as_str()) {
-        d.at(&b.module, "module is accounts, market, orders or alerts");
     }
     let generated_handler = match b.handler.as_ref().map(|h| h.value.as_str()) {
         None | Some("generated") => true,
@@ -34,37 +105,53 @@ pub fn check(t: &model::ToolDef, input: &ir::Object, d: &mut Diagnostics) -> Opt
             true
         }
     };
+    let Some(endpoint) = endpoints.iter().find(|e| e.variant == b.endpoint.value) else {
+        let names: Vec<&str> = endpoints.iter().map(|e| e.variant.as_str()).collect();
+        d.at(
+            &b.endpoint,
+            format!(
+                "no endpoint `{}` in the spec's `endpoints:` ({}); add it there, answer it in runtime/src/paper/broker.rs, and serve it in tests/fake-etrade",
+                b.endpoint.value,
+                names.join(", ")
+            ),
+        );
+        return None;
+    };
 
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut path = Vec::new();
-    let mut wire_path = String::new();
-    let mut rest = b.path.value.as_str();
-    while let Some(open) = rest.find('{') {
-        wire_path.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('}') else {
-            d.at(&b.path, "an unclosed `{` in the path");
-            return None;
+    let mut display_path = endpoint.path.clone();
+    for wire in path_params(&endpoint.path) {
+        let Some(field) = input
+            .fields
+            .iter()
+            .find(|f| f.alias.as_deref().unwrap_or(&f.name) == wire)
+        else {
+            d.at(
+                &b.endpoint,
+                format!(
+                    "{} {} needs `{{{wire}}}`: no input field is named or aliased `{wire}`",
+                    endpoint.verb, endpoint.path
+                ),
+            );
+            continue;
         };
-        let name = &rest[open + 1..open + close];
-        rest = &rest[open + close + 1..];
-        let Some(f) = bound(name, input, &b.path, d) else {
-            wire_path.push_str("{?}");
+        let Some(f) = bound(&field.name, input, &b.endpoint, d) else {
             continue;
         };
         if !f.always {
             d.at(
-                &b.path,
-                format!("path field `{name}` must be required (and not nullable)"),
+                &b.endpoint,
+                format!(
+                    "path field `{}` must be required (and not nullable)",
+                    f.field
+                ),
             );
         }
-        if !used.insert(name.to_string()) {
-            d.at(&b.path, format!("`{name}` is in the path twice"));
-        }
-        wire_path.push_str(&format!("{{{}}}", f.wire));
+        used.insert(f.field.clone());
+        display_path = display_path.replace(&format!("{{{wire}}}"), &format!("{{{}}}", f.field));
         path.push(f);
     }
-    wire_path.push_str(rest);
-
     let mut query = Vec::new();
     for q in &b.query {
         let Some(f) = bound(&q.value, input, q, d) else {
@@ -113,7 +200,7 @@ pub fn check(t: &model::ToolDef, input: &ir::Object, d: &mut Diagnostics) -> Opt
         for f in &input.fields {
             if !used.contains(&f.name) {
                 d.at(
-                    &b.path,
+                    &b.endpoint,
                     format!(
                         "input field `{}` is neither in the path nor in `query`: a generated handler would ignore it (send it, or write a `handler: hand`)",
                         f.name
@@ -123,43 +210,16 @@ pub fn check(t: &model::ToolDef, input: &ir::Object, d: &mut Diagnostics) -> Opt
         }
     }
 
-    let endpoints = runtime_facts::endpoints();
-    let endpoint = endpoints
-        .iter()
-        .find(|r| r.verb == verb && r.path == wire_path && r.module == module);
-    let endpoint = match endpoint {
-        Some(e) => e.variant.clone(),
-        None => {
-            let near = endpoints.iter().find(|r| r.path == wire_path);
-            let message = match near {
-                Some(r) => format!(
-                    "E*TRADE's {} is {} in the {} module; this binding says {verb} in {}",
-                    r.path,
-                    r.verb,
-                    r.module.to_ascii_lowercase(),
-                    module.to_ascii_lowercase()
-                ),
-                None => format!(
-                    "no endpoint {verb} {wire_path} in {ENDPOINTS_FILE}: add its row there, answer it in runtime/src/paper/broker.rs, and serve it in tests/fake-etrade"
-                ),
-            };
-            d.at(&b.path, message);
-            String::new()
-        }
-    };
-    if !runtime_facts::answers().contains(&b.answer.value) {
-        d.at(
-            &b.answer,
-            format!(
-                "no answer model `{}`: {ANSWERS_FILE} implements BrokerAnswer for {}",
-                b.answer.value,
-                runtime_facts::answers().join(", ")
-            ),
-        );
+    // The answer is a runtime type (`etrade::answers`): one the runtime lacks is a compile
+    // error in the generated handler, which names it.
+    if !b.answer.value.starts_with(|c: char| c.is_ascii_uppercase())
+        || !b.answer.value.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        d.at(&b.answer, "an answer is a type name, e.g. `PortfolioPage`");
     }
     Some(ir::Binding {
-        endpoint,
-        display: format!("{verb} {}", b.path.value),
+        endpoint: endpoint.variant.clone(),
+        display: format!("{} {display_path}", endpoint.verb),
         path,
         query,
         answer: b.answer.value.clone(),

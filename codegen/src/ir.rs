@@ -6,10 +6,24 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub struct Catalog {
     pub permissions: Vec<Permission>,
+    /// The spec's `endpoints:`, in spec order.
+    pub endpoints: Vec<Endpoint>,
     pub error_codes: Vec<ErrorCode>,
     pub tools: Vec<Tool>,
     /// The MCP Apps the tools name, once each, in spec order.
     pub apps: Vec<App>,
+}
+
+/// One E*TRADE endpoint: the runtime's `Endpoint` variant and its shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub variant: String,
+    /// `GET`, `POST`, `PUT` or `DELETE`.
+    pub verb: String,
+    /// `ACCOUNTS`, `MARKET`, `ORDERS` or `ALERTS`.
+    pub module: String,
+    /// With E*TRADE's parameter names, e.g. `/v1/accounts/{accountIdKey}/balance`.
+    pub path: String,
 }
 
 /// One MCP App: a `ui://` resource served as one self-contained HTML document.

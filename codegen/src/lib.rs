@@ -9,13 +9,13 @@ pub mod binding;
 pub mod check;
 pub mod diagnostics;
 pub mod emit_docs;
+pub mod emit_endpoints;
 pub mod emit_models;
 pub mod emit_rust;
 pub mod ir;
 pub mod json_schema;
 pub mod model;
 mod rules;
-pub mod runtime_facts;
 mod syntax;
 
 pub use diagnostics::Diagnostic;
@@ -51,6 +51,10 @@ pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnos
         emit_rust::inventory_rs(&catalog),
     );
     out.insert(MODELS_FILE.to_string(), emit_models::models_rs(&catalog));
+    out.insert(
+        emit_endpoints::ENDPOINTS_FILE.to_string(),
+        emit_endpoints::endpoints_rs(&catalog),
+    );
     for (file, html) in apps::assemble_all(&catalog)? {
         out.insert(format!("apps/{file}"), html);
     }
@@ -61,10 +65,9 @@ pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnos
 /// The runtime's generated models, keyed in [`generate`]'s map (and the mirror) by this name.
 pub const MODELS_FILE: &str = "models.rs";
 
-/// Only the runtime's models (what the runtime's build script needs).
-pub fn models(spec_text: &str) -> Result<String, Vec<Diagnostic>> {
-    Ok(emit_models::models_rs(&load(spec_text)?))
-}
+/// The files the runtime compiles itself; the rest of [`generate`]'s map is the tool layer,
+/// which the binary's build script takes from the runtime's.
+pub const RUNTIME_FILES: [&str; 2] = [MODELS_FILE, emit_endpoints::ENDPOINTS_FILE];
 
 /// Valid examples must satisfy the advertised input schema. (Invalid ones, and the checks
 /// JSON Schema cannot express, are exercised by the generated inventory tests.)

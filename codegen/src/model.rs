@@ -17,9 +17,25 @@ pub struct Spec {
     pub version: S<u32>,
     pub permissions: Vec<PermissionDef>,
     pub error_codes: Vec<ErrorCodeDef>,
+    /// Every E*TRADE endpoint the runtime calls, once: its name is the runtime's `Endpoint`
+    /// variant.
+    #[serde(default)]
+    pub endpoints: OrderedMap<S<EndpointDef>>,
     #[serde(default)]
     pub types: OrderedMap<Node>,
     pub tools: Vec<ToolDef>,
+}
+
+/// One E*TRADE endpoint.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointDef {
+    /// GET, POST, PUT or DELETE.
+    pub method: S<String>,
+    /// E*TRADE's API module (the pacing bucket): accounts, market, orders or alerts.
+    pub module: S<String>,
+    /// The path with E*TRADE's parameter names: `/v1/accounts/{accountIdKey}/balance`.
+    pub path: S<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,11 +100,9 @@ pub struct UiDef {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrokerDef {
-    /// E*TRADE's API module (the pacing bucket): accounts, market, orders or alerts.
-    pub module: S<String>,
-    pub method: S<String>,
-    /// The endpoint's path; `{field}` is an input field sent in the path.
-    pub path: S<String>,
+    /// The endpoint, by its name in the spec's `endpoints:`. Each `{param}` of its path is
+    /// sent from the input field whose wire name (alias, else name) is `param`.
+    pub endpoint: S<String>,
     /// Input fields sent as query parameters, in this order, under their wire names.
     #[serde(default)]
     pub query: Vec<S<String>>,

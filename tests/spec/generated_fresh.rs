@@ -45,6 +45,20 @@ fn compiled_models_equal_the_mirror() {
 }
 
 #[test]
+fn compiled_endpoints_equal_the_mirror() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mirror = std::fs::read_to_string(
+        root.join("generated")
+            .join(codegen::emit_endpoints::ENDPOINTS_FILE),
+    )
+    .expect("mirror");
+    assert!(
+        mirror == runtime::etrade::request::ENDPOINTS_SOURCE,
+        "the runtime's OUT_DIR/endpoints.rs differs from generated/endpoints.rs; run `{REFRESH}`"
+    );
+}
+
+#[test]
 fn generation_is_deterministic() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let spec = std::fs::read_to_string(root.join("spec/tools.yaml")).expect("spec");

@@ -1,12 +1,11 @@
 //! The E*TRADE v1 operations the server uses, as typed requests.
 //!
-//! Each operation's method, pacing module and URL shape is declared once, as a row of
-//! `endpoint_table.rs`; a request becomes a URL only in [`EtradeRequest::url`], for HTTP. The
-//! paper broker matches on the [`Endpoint`] and reads the typed [`Param`]s, so nothing parses
-//! what the tool layer wrote.
-//!
-//! `spec/tools.yaml` binds tools to these endpoints by method, module and path, and the code
-//! generator reads the same table as data to check those bindings.
+//! Each operation's method, pacing module and URL shape is declared once, in the spec's
+//! `endpoints:` (`spec/tools.yaml`); the build script writes them as rows of the
+//! `endpoints!` macro below (OUT_DIR/endpoints.rs, mirrored in `generated/endpoints.rs`). A
+//! request becomes a URL only in [`EtradeRequest::url`], for HTTP. The paper broker matches
+//! on the [`Endpoint`] and reads the typed [`Param`]s, so nothing parses what the tool layer
+//! wrote. Tools bind to an endpoint by its name.
 
 use super::failure::Operation;
 use super::limiter::Module;
@@ -50,10 +49,10 @@ const fn shape(verb: Verb, module: Module, path: &'static str) -> Shape {
 use Module::{Accounts as ACCOUNTS, Alerts as ALERTS, Market as MARKET, Orders as ORDERS};
 use Verb::{Delete as DELETE, Get as GET, Post as POST, Put as PUT};
 
-/// `Endpoint`, `Endpoint::ALL` and `Endpoint::shape` from the rows of `endpoint_table.rs`.
+/// `Endpoint`, `Endpoint::ALL` and `Endpoint::shape` from the spec's endpoint rows.
 macro_rules! endpoints {
     ($($name:ident = $verb:ident $module:ident $path:literal;)*) => {
-        /// An E*TRADE v1 operation the server uses (see `endpoint_table.rs`).
+        /// An E*TRADE v1 operation the server uses (the spec's `endpoints:`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Endpoint {
             $($name,)*
@@ -71,7 +70,10 @@ macro_rules! endpoints {
     };
 }
 
-include!("endpoint_table.rs");
+include!(concat!(env!("OUT_DIR"), "/endpoints.rs"));
+
+/// The endpoint rows as compiled (the freshness test compares them with the mirror).
+pub const ENDPOINTS_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/endpoints.rs"));
 
 /// One parameter value, typed; rendered to E*TRADE's text only for HTTP.
 #[derive(Debug, Clone, PartialEq)]
@@ -386,7 +388,7 @@ mod tests {
     /// The table has one row per endpoint, in `ALL`'s order.
     #[test]
     fn the_table_lists_every_endpoint_once() {
-        let table = include_str!("endpoint_table.rs");
+        let table = ENDPOINTS_SOURCE;
         let rows: Vec<&str> = table
             .lines()
             .map(str::trim)
