@@ -4,7 +4,14 @@
 use std::path::Path;
 
 fn main() {
-    let spec = Path::new("..").join(codegen::SPEC_PATH);
+    // The workspace's spec/tools.yaml (the one source) when built there; in the published
+    // crate, `spec/tools.yaml` here, which `cargo package` stores from the symlink to it.
+    let workspace = Path::new("..").join(codegen::SPEC_PATH);
+    let spec = if workspace.is_file() {
+        workspace
+    } else {
+        Path::new(codegen::SPEC_PATH).to_path_buf()
+    };
     println!("cargo::rerun-if-changed={}", spec.display());
     let text = match std::fs::read_to_string(&spec) {
         Ok(t) => t,

@@ -3,17 +3,18 @@
 //! `Name = VERB MODULE "path";`, parsed with syn; the runtime expands the same rows into
 //! `Endpoint`) and the answer models in `runtime/src/etrade/answers.rs`
 //! (`impl BrokerAnswer for Name`), and the wire readers a generated model may name, the
-//! public functions and re-exports of `runtime/src/etrade/models/read.rs`.
+//! public functions and re-exports of `runtime/src/etrade/models/read.rs`. build.rs copies the
+//! three into OUT_DIR (from `runtime-facts/` in the published crate).
 
 use std::sync::OnceLock;
 
 pub const ENDPOINTS_FILE: &str = "runtime/src/etrade/endpoint_table.rs";
 pub const ANSWERS_FILE: &str = "runtime/src/etrade/answers.rs";
 
-const ENDPOINTS_SOURCE: &str = include_str!("../../runtime/src/etrade/endpoint_table.rs");
-const ANSWERS_SOURCE: &str = include_str!("../../runtime/src/etrade/answers.rs");
+const ENDPOINTS_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/endpoint_table.rs"));
+const ANSWERS_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/answers.rs"));
 pub const READERS_FILE: &str = "runtime/src/etrade/models/read.rs";
-const READERS_SOURCE: &str = include_str!("../../runtime/src/etrade/models/read.rs");
+const READERS_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/read.rs"));
 
 /// One row of the runtime's endpoint table.
 #[derive(Debug, Clone, PartialEq, Eq)]

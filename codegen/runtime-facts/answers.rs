@@ -1,0 +1,1 @@
+../../runtime/src/etrade/answers.rs

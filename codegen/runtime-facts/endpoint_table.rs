@@ -1,0 +1,1 @@
+../../runtime/src/etrade/endpoint_table.rs

@@ -1,0 +1,1 @@
+../../runtime/src/etrade/models/read.rs
