@@ -6,7 +6,10 @@
 use std::path::Path;
 
 const FILES: [(&str, &str); 3] = [
-    ("endpoint_table.rs", "../runtime/src/etrade/endpoint_table.rs"),
+    (
+        "endpoint_table.rs",
+        "../runtime/src/etrade/endpoint_table.rs",
+    ),
     ("answers.rs", "../runtime/src/etrade/answers.rs"),
     ("read.rs", "../runtime/src/etrade/models/read.rs"),
 ];
@@ -18,7 +21,11 @@ fn main() {
     };
     for (name, workspace) in FILES {
         let packaged = format!("runtime-facts/{name}");
-        let from = if Path::new(workspace).is_file() { workspace } else { packaged.as_str() };
+        let from = if Path::new(workspace).is_file() {
+            workspace
+        } else {
+            packaged.as_str()
+        };
         println!("cargo::rerun-if-changed={from}");
         if let Err(e) = std::fs::copy(from, Path::new(&out_dir).join(name)) {
             println!("cargo::error=cannot copy {from} into OUT_DIR: {e}");
