@@ -8,7 +8,7 @@
   artifacts.py manifest --platform linux|win32 --version V --catalog C.json --release R OUT
       Writes an MCP Bundle manifest.json (MCPB manifest 0.3, server type `binary`).
   artifacts.py icon OUT.png
-      Draws the bundle's 128x128 icon.
+      Draws the bundle's 512x512 icon.
   artifacts.py zip OUT.zip ROOT FILE...
       A zip of FILEs (relative to ROOT) with fixed dates, so the same inputs give the same
       bytes; executables keep their mode.
@@ -234,18 +234,23 @@ def manifest(args):
 
 
 def icon(args):
-    """128x128 RGBA: a dark green rounded square with a white rising line."""
-    size, radius = 128, 24
+    """512x512 RGBA (the size Claude Desktop recommends): a dark green rounded square with a
+    white rising line."""
+    size = 512
+    k = size / 128  # drawn on a 128-unit grid
+    radius = 24 * k
     bg, fg = (21, 87, 54, 255), (255, 255, 255, 255)
-    points = [(22, 96), (50, 70), (70, 82), (106, 36)]
+    points = [(22 * k, 96 * k), (50 * k, 70 * k), (70 * k, 82 * k), (106 * k, 36 * k)]
+    width, dot = 5 * k, 9 * k
+    segments = list(zip(points, points[1:]))
 
     def inside_rounded(x, y):
         cx = min(max(x, radius), size - 1 - radius)
         cy = min(max(y, radius), size - 1 - radius)
         return (x - cx) ** 2 + (y - cy) ** 2 <= radius**2
 
-    def near_line(x, y, width=5.0):
-        for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    def near_line(x, y):
+        for (x0, y0), (x1, y1) in segments:
             dx, dy = x1 - x0, y1 - y0
             t = max(0.0, min(1.0, ((x - x0) * dx + (y - y0) * dy) / (dx * dx + dy * dy)))
             px, py = x0 + t * dx, y0 + t * dy
@@ -253,13 +258,14 @@ def icon(args):
                 return True
         return False
 
+    end_x, end_y = points[-1]
     rows = bytearray()
     for y in range(size):
         rows.append(0)
         for x in range(size):
             if not inside_rounded(x, y):
                 rows.extend((0, 0, 0, 0))
-            elif near_line(x, y) or (x - 106) ** 2 + (y - 36) ** 2 <= 81:
+            elif near_line(x, y) or (x - end_x) ** 2 + (y - end_y) ** 2 <= dot**2:
                 rows.extend(fg)
             else:
                 rows.extend(bg)
