@@ -42,6 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MCPB = ROOT / "packaging" / "node_modules" / ".bin" / "mcpb"
 TRADING_NOTE = "Listed only when trading is allowed."
 FAILED: list[str] = []
+# sha256 of the binary in each artifact, for the one-build check.
+BINARIES: dict[str, dict[str, str]] = {"linux": {}, "windows": {}}
 
 
 def check(name: str, ok: bool, why: str = "") -> bool:
@@ -185,6 +187,7 @@ def check_tarball(dist: Path, version: str, work: Path) -> None:
         exe = members.get(f"{name}/etrade")
         check("tar.gz: etrade is executable", exe is not None and exe.mode & 0o111 == 0o111, "")
         tar.extractall(work, filter="data")
+    BINARIES["linux"]["tar.gz"] = sha256(work / name / "etrade")
     out = subprocess.run([work / name / "etrade", "--version"], capture_output=True, text=True)
     check("tar.gz: etrade --version", out.returncode == 0 and version in out.stdout, out.stdout + out.stderr)
 
@@ -195,7 +198,9 @@ def check_windows_zip(dist: Path, version: str) -> None:
         names = set(z.namelist())
         check("windows zip holds etrade.exe, README and the licences",
               {"etrade.exe", "README.md", "LICENSE-MIT", "LICENSE-APACHE"} <= names, str(names))
-        check("windows zip: etrade.exe is a Windows executable", z.read("etrade.exe")[:2] == b"MZ", "")
+        exe = z.read("etrade.exe")
+        check("windows zip: etrade.exe is a Windows executable", exe[:2] == b"MZ", "")
+        BINARIES["windows"]["zip"] = hashlib.sha256(exe).hexdigest()
 
 
 def unpack_bundle(dist: Path, file: str, work: Path) -> tuple[Path, dict] | None:
@@ -220,6 +225,8 @@ def check_linux_bundle(dist: Path, version: str, work: Path) -> None:
           server["type"] == "binary" and manifest["version"] == version
           and manifest["compatibility"]["platforms"] == ["linux"], json.dumps(server))
     entry = folder / server["entry_point"]
+    if entry.is_file():
+        BINARIES["linux"]["mcpb"] = sha256(entry)
     check(f"{file}: the entry point is in the bundle and executable",
           entry.is_file() and os.access(entry, os.X_OK), str(entry))
     check(f"{file}: icon", (folder / manifest["icon"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", "")
@@ -257,6 +264,8 @@ def check_windows_bundle(dist: Path, version: str, work: Path) -> None:
         return
     folder, manifest = unpacked
     server = manifest["server"]
+    if (folder / server["entry_point"]).is_file():
+        BINARIES["windows"]["mcpb"] = sha256(folder / server["entry_point"])
     check(f"{file}: win32 only, command is the bundled etrade.exe",
           manifest["compatibility"]["platforms"] == ["win32"]
           and server["mcp_config"]["command"] == "${__dirname}/server/etrade.exe"
@@ -275,6 +284,8 @@ def check_wheel(dist: Path, version: str, work: Path) -> None:
     if not check("wheel installs into a fresh venv", pip.returncode == 0, pip.stdout + pip.stderr):
         return
     etrade = env_dir / "bin" / "etrade"
+    if etrade.is_file():
+        BINARIES["linux"]["wheel"] = sha256(etrade)
     check("wheel: etrade is on the venv's PATH", etrade.is_file() and os.access(etrade, os.X_OK), str(etrade))
     with tempfile.TemporaryDirectory(prefix="etrade-wheel-home-") as home:
         got = run_session("wheel: etrade serve", str(etrade), ["serve"], server_env(home))
@@ -337,6 +348,11 @@ def main() -> int:
             check_windows_zip(dist, v)
         if (dist / f"etrade-mcp-{v}-win-x64.mcpb").exists():
             check_windows_bundle(dist, v, work)
+        for platform, seen in BINARIES.items():
+            if seen:
+                check(f"one {platform} binary in every artifact ({', '.join(sorted(seen))})",
+                      len(set(seen.values())) == 1 and len(seen) == (3 if platform == "linux" else 2),
+                      json.dumps(seen))
     print(f"{'FAILED: ' + ', '.join(FAILED) if FAILED else 'all artifact checks passed'}")
     return 1 if FAILED else 0
 
