@@ -8,7 +8,14 @@
 use std::path::Path;
 
 fn main() {
-    let root = Path::new("..");
+    // The workspace (the one source of the spec and the apps) when built there; in the
+    // published crate, this package, where `cargo package` stored the symlinks to them.
+    let workspace = Path::new("..");
+    let root = if workspace.join(codegen::SPEC_PATH).is_file() {
+        workspace
+    } else {
+        Path::new(".")
+    };
     let spec = root.join(codegen::SPEC_PATH);
     println!("cargo::rerun-if-changed={}", spec.display());
     // The MCP Apps are assembled from their sources.
@@ -23,7 +30,7 @@ fn main() {
             return;
         }
     };
-    let files = match codegen::generate(&text) {
+    let files = match codegen::generate_from(&text, root) {
         Ok(files) => files,
         Err(diagnostics) => {
             for d in diagnostics {

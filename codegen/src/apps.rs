@@ -12,7 +12,7 @@ use crate::model::{S, ToolDef};
 use std::path::{Path, PathBuf};
 
 /// The workspace root, where `apps/` lives (codegen sits inside the workspace).
-fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
@@ -140,11 +140,14 @@ fn app(
 
 /// Every app's assembled document, keyed by its file name; a source that cannot be read is
 /// reported at its `source:` line.
-pub fn assemble_all(catalog: &ir::Catalog) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+pub fn assemble_all(
+    catalog: &ir::Catalog,
+    root: &Path,
+) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for app in &catalog.apps {
-        let assembled = assemble(&workspace_root().join(&app.source)).and_then(|html| {
+        let assembled = assemble(&root.join(&app.source)).and_then(|html| {
             match outside_urls(&html).as_slice() {
                 [] => Ok(html),
                 found => Err(format!(

@@ -41,8 +41,17 @@ pub fn load(spec_text: &str) -> Result<ir::Catalog, Vec<Diagnostic>> {
     }
 }
 
-/// Every generated file, keyed by its path relative to `generated/` (and OUT_DIR).
+/// Every generated file, keyed by its path relative to `generated/` (and OUT_DIR), with the
+/// apps assembled from the workspace's `apps/`.
 pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnostic>> {
+    generate_from(spec_text, &apps::workspace_root())
+}
+
+/// [`generate`], with the apps' sources under `root` (a published crate carries them).
+pub fn generate_from(
+    spec_text: &str,
+    root: &std::path::Path,
+) -> Result<BTreeMap<String, String>, Vec<Diagnostic>> {
     let catalog = load(spec_text)?;
     let mut out = BTreeMap::new();
     out.insert("tools.rs".to_string(), emit_rust::tools_rs(&catalog));
@@ -55,7 +64,7 @@ pub fn generate(spec_text: &str) -> Result<BTreeMap<String, String>, Vec<Diagnos
         emit_endpoints::ENDPOINTS_FILE.to_string(),
         emit_endpoints::endpoints_rs(&catalog),
     );
-    for (file, html) in apps::assemble_all(&catalog)? {
+    for (file, html) in apps::assemble_all(&catalog, root)? {
         out.insert(format!("apps/{file}"), html);
     }
     emit_docs::docs(&catalog, &mut out);

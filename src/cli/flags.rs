@@ -9,14 +9,21 @@ use runtime::credentials::StoreChoice;
 /// what `serve` would grant with the same flags).
 #[derive(Debug, clap::Args)]
 pub struct GrantFlags {
-    /// Grant the `trade` permission: place, change and cancel orders.
-    #[arg(long)]
+    /// Grant the `trade` permission: place, change and cancel orders. `--allow-trading=false`
+    /// (what an MCP Bundle's "trading" switch passes when off) grants nothing.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_value = "false", default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new(), hide_default_value = true,
+          hide_possible_values = true)]
     pub allow_trading: bool,
     /// Grant the `alerts_delete` permission: delete alerts.
     #[arg(long)]
     pub allow_alert_deletion: bool,
     /// Required with --allow-trading in the production environment: real orders, real money.
-    #[arg(long)]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_value = "false", default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new(), hide_default_value = true,
+          hide_possible_values = true)]
     pub confirm_production: bool,
 }
 

@@ -121,7 +121,7 @@ fn check_pin(records: &HaltRecords) -> anyhow::Result<()> {
     let store_path = dir.join("trading.redb");
     // Creates no store: without one (and without an older version's PIN file) no PIN was
     // ever set here. A program with a shell can move the store away, as it can delete the
-    // halt file itself; the README's tier (c) says so.
+    // halt file itself; tier (c) in docs/guide/trading-and-approvals.md says so.
     let store = match TradingStore::open_existing(&store_path) {
         Ok(store) => store,
         Err(StoreError::Missing(_)) if !dir.join(LEGACY_FILE_NAME).exists() => return Ok(()),

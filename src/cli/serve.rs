@@ -143,7 +143,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if args.transport == TransportArg::Stdio && std::io::stdin().is_terminal() {
         // Typed by hand, `etrade serve` would otherwise sit silent.
         crate::cli::output::noteln!(
-            "etrade-mcp: waiting for an MCP client on standard input. `etrade serve` is started by an MCP host, not used at a terminal: add {{\"command\": \"{}\", \"args\": [\"serve\"]}} to your host's configuration (README, \"Using it from an MCP client\"). Ctrl-D or Ctrl-C ends it.",
+            "etrade-mcp: waiting for an MCP client on standard input. `etrade serve` is started by an MCP host, not used at a terminal: add {{\"command\": \"{}\", \"args\": [\"serve\"]}} to your host's configuration (docs/guide/clients.md). Ctrl-D or Ctrl-C ends it.",
             approve_program().replace('"', "\\\"")
         );
     }

@@ -413,7 +413,7 @@ async fn the_ticket_asks_for_the_pin_when_one_is_set() {
 /// Tier (b): an agent that can send HTTP requests to the loopback MCP listener can pose as an
 /// apps host (it declares the extension itself), so the host's visibility rule does not hold
 /// it back. With a PIN set, its answer is refused and nothing is placed: the PIN is what holds
-/// here (README, "Who can approve").
+/// here (docs/guide/trading-and-approvals.md, "Who can approve").
 #[tokio::test]
 async fn an_agent_posting_to_the_loopback_listener_as_an_apps_host_needs_the_pin() {
     use rmcp::ServiceExt;

@@ -49,7 +49,7 @@ async fn apps_render_and_approve_in_headless_chromium() {
     assert!(out.status.success(), "{}", common::output_text(&out));
 
     // The host holds the bearer token: over HTTP only a client that holds it may approve
-    // on the ticket (README, "HTTP and approvals").
+    // on the ticket (docs/guide/clients.md, "HTTP and approvals").
     let token_file = tempfile::NamedTempFile::new().expect("token file");
     std::fs::write(token_file.path(), BEARER_TOKEN).expect("token");
     let token_path = token_file.path().to_string_lossy().to_string();

@@ -139,7 +139,7 @@ def cli_checks(wine: Wine) -> None:
     wanted = {"server_status", "list_accounts", "preview_order", "place_order"}
     check("tools", p.returncode == 0 and wanted <= names, f"missing {wanted - names}\n{both(p)}")
 
-    # The README: config in %APPDATA%\etrade-mcp, state in %LOCALAPPDATA%\etrade-mcp. A config
+    # docs/guide/install.md: config in %APPDATA%\etrade-mcp, state in %LOCALAPPDATA%\etrade-mcp. A config
     # placed where Windows users are told to put it must be the one doctor finds and reads.
     user = wine.user_dir()
     roaming = user / "AppData" / "Roaming" / "etrade-mcp"

@@ -83,7 +83,7 @@ pub(super) fn check_approval(
         Ok(PinPosture::Unusable(why)) => r.fail(
             "approval",
             &format!("{mode}; the approval PIN cannot be read ({why}): every approval is refused."),
-            "see \"Approving orders\" in the README",
+            "see docs/guide/trading-and-approvals.md, \"Approving orders\"",
         ),
         Err(e) => r.warn(
             "approval",
@@ -95,7 +95,7 @@ pub(super) fn check_approval(
         r.warn(
             "tier (c)",
             "not held: a program with a shell running as you can move the trading store away, restore an older copy, run with its own clock, read the PIN's hash and guess offline, delete a halt, or start its own `etrade serve` with approval = \"none\" and your stored login. The PIN and its lockouts bind only programs that play by them; only a vault under its own OS account holds against this, and this version has none.",
-            "do not give a trading agent a shell on this computer (see \"Who can approve\" in the README)",
+            "do not give a trading agent a shell on this computer (see \"Who can approve\" in docs/guide/trading-and-approvals.md)",
         );
     }
 }

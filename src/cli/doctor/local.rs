@@ -32,7 +32,7 @@ pub(super) fn check_config(r: &mut Report, path: &Path) -> (ConfigFile, bool) {
                 "config",
                 &format!("{e}."),
                 &format!(
-                    "edit {} (see \"Configuration\" in the README); the checks below assume the defaults",
+                    "edit {} (see docs/guide/configuration.md); the checks below assume the defaults",
                     path.display()
                 ),
             );
@@ -286,7 +286,7 @@ pub(super) fn check_trading(r: &mut Report, data_dir: &Path, settings: &Settings
                 settings.environment,
                 settings.profile
             ),
-            "start etrade serve and let it reconcile them (see \"Trading\" in the README)",
+            "start etrade serve and let it reconcile them (see docs/guide/trading-and-approvals.md)",
         ),
         Err(TradingError::Busy) => r.warn(
             name,

@@ -1,0 +1,1 @@
+../../../apps/order-ticket/app.js

@@ -1,0 +1,1 @@
+../../../apps/overview/app.js

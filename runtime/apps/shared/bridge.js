@@ -1,0 +1,1 @@
+../../../apps/shared/bridge.js
