@@ -15,6 +15,7 @@
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
 //! * [`json_number`]: how each emulator writes a decimal into JSON.
+//! * [`option_model`]: how both price an option (Black-Scholes, the smile, the roundings).
 //!
 //! The E*TRADE client ([`crate::etrade`]) never uses this module: its parsing of E*TRADE's
 //! answers stays independent, so the fake server still tests it.
@@ -27,6 +28,7 @@ pub mod codes;
 pub mod entry_rules;
 pub mod instrument;
 pub mod json_number;
+pub mod option_model;
 pub mod order_echo;
 pub mod order_fields;
 pub mod order_list;

@@ -25,8 +25,7 @@
 //! The parts, one job each: `symbols` (which tickers are listed), `seeded` (the hashing
 //! every draw comes from), `price_path` (a symbol's profile and price path), `sessions`
 //! (which instant's price is shown, and the volume curve), `equity` (an equity's touch and
-//! day figures), `listing` (expiries and strikes), `pricing` (Black-Scholes and the smile),
-//! `option_value` (a listed contract valued at an instant), `osi` (option symbols),
+//! day figures), `listing` (expiries and strikes), `option_value` (a listed contract valued at an instant), `osi` (option symbols),
 //! `rounding` (f64 to cents), and the E*TRADE answers: `quotes`, `lookup`, `chains`, with
 //! their shared pieces in `wire`.
 
@@ -37,7 +36,6 @@ mod lookup;
 mod option_value;
 mod osi;
 mod price_path;
-mod pricing;
 mod quotes;
 mod rounding;
 mod seeded;

@@ -6,7 +6,6 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::listing::{listed_expirations, strike_window};
-use super::osi::{display_symbol, osi_key, quote_symbol};
 use super::sessions::{effective, previous_trading_day};
 use super::wire::{greeks_json, num};
 use super::{ExpiryType, OptionChainQuery, SimulatedMarket};
@@ -89,14 +88,14 @@ impl SimulatedMarket {
             Some(
                 json!({"optionCategory": "STANDARD", "optionRootSymbol": p.symbol,
                 "timeStamp": te.as_second(), "adjustedFlag": false,
-                "displaySymbol": display_symbol(&c), "optionType": call_put.as_str(),
+                "displaySymbol": c.instrument().display(), "optionType": call_put.as_str(),
                 "strikePrice": num(strike), "symbol": p.symbol, "bid": num(t.bid),
                 "ask": num(t.ask), "bidSize": t.bid_size, "askSize": t.ask_size,
                 "inTheMoney": if v.intrinsic(&c) > 0.0 { "y" } else { "n" }, "volume": t.volume,
                 "openInterest": Self::open_interest(&p, &c, today),
                 "netChange": num(net_change), "lastPrice": num(t.last),
-                "quoteDetail": format!("/v1/market/quote/{}", quote_symbol(&c)),
-                "osiKey": osi_key(&c), "OptionGreeks": greeks_json(&v)}),
+                "quoteDetail": format!("/v1/market/quote/{}", c.instrument().quote_symbol()),
+                "osiKey": c.instrument().osi_key(), "OptionGreeks": greeks_json(&v)}),
             )
         };
         let mut pairs = Vec::new();
@@ -127,7 +126,6 @@ mod tests {
 
     use super::super::OptionChainQuery;
     use super::super::listing::listed_expirations;
-    use super::super::osi::osi_key;
     use super::super::test_support::{TUE_11, m, ts};
     use crate::calendar;
     use crate::etrade::models::options::{ExpirationDates, OptionChain};
@@ -186,7 +184,10 @@ mod tests {
                 strike: call.strike_price.expect("strike"),
             };
             assert_eq!(call.bid, mk.option(&contract, at).map(|t| t.bid));
-            assert_eq!(call.osi_key.as_deref(), Some(osi_key(&contract).as_str()));
+            assert_eq!(
+                call.osi_key.as_deref(),
+                contract.instrument().osi_key().as_deref()
+            );
         }
         // Weekly, a few strikes near a price, puts only.
         let q = OptionChainQuery {

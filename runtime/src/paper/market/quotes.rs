@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::SimulatedMarket;
-use super::osi::{display_symbol, osi_key, parse_option_symbol};
+use super::osi::parse_option_symbol;
 use super::rounding::{money, round_dec};
 use super::sessions::{DAY_SECS, secs};
 use super::wire::{greeks_json, num};
@@ -239,7 +239,7 @@ impl SimulatedMarket {
         let t = &v.touch;
         let today = calendar::trading_day(at);
         let days = i64::from((c.expiration - today).get_days());
-        let desc = format!("{} (SIMULATED)", display_symbol(&c));
+        let desc = format!("{} (SIMULATED)", c.instrument().display());
         let intrinsic = money(v.intrinsic(&c));
         let premium = (t.last - intrinsic).max(Decimal::ZERO);
         let oi = Self::open_interest(&p, &c, today);
@@ -251,7 +251,7 @@ impl SimulatedMarket {
                     "bidSize": t.bid_size, "companyName": p.name, "daysToExpiration": days,
                     "lastTrade": num(t.last), "openInterest": oi,
                     "optionPreviousBidPrice": num(t.bid), "optionPreviousAskPrice": num(t.ask),
-                    "osiKey": osi_key(&c), "intrinsicValue": num(intrinsic),
+                    "osiKey": c.instrument().osi_key(), "intrinsicValue": num(intrinsic),
                     "timePremium": num(premium), "optionMultiplier": 100, "contractSize": 100,
                     "symbolDescription": desc, "OptionGreeks": greeks_json(&v)}),
             )

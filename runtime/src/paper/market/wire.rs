@@ -1,10 +1,10 @@
 //! JSON building blocks shared by the quote and option-chain answers.
 
 use rust_decimal::Decimal;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::option_value::OptionValue;
-use super::rounding::round_dec;
+use crate::emulation::option_model;
 
 /// A decimal as a JSON number with exactly its digits (E*TRADE sends money as numbers).
 pub(super) fn num(d: Decimal) -> Value {
@@ -17,9 +17,5 @@ pub(super) fn num(d: Decimal) -> Value {
 }
 
 pub(super) fn greeks_json(v: &OptionValue) -> Value {
-    let m = &v.model;
-    json!({"rho": num(round_dec(m.rho, 4)), "vega": num(round_dec(m.vega, 4)),
-        "theta": num(round_dec(m.theta, 4)), "delta": num(round_dec(m.delta, 4)),
-        "gamma": num(round_dec(m.gamma, 4)), "iv": num(round_dec(v.iv, 4)),
-        "currentValue": false})
+    option_model::greeks_json(&v.model, v.iv)
 }

@@ -10,6 +10,10 @@ use axum::response::Response;
 use jiff::civil::{Date, Weekday};
 use serde_json::{Map, Value, json};
 
+use runtime::emulation::json_number::{from_f64, to_f64};
+use runtime::emulation::option_model::{black_scholes, greeks_json, money, smile};
+use runtime::emulation::{Instrument, Right};
+
 use crate::fixtures::round;
 use crate::fixtures_market::{LOOKUP_EXTRA, QUOTES, QuoteFx, quote_fx};
 use crate::responses::{api_error, invalid_param, ok_json};
@@ -152,38 +156,37 @@ fn option_symbol(symbol: &str) -> Option<Opt> {
     })
 }
 
-fn osi_key(root: &str, year: i16, month: i8, day: i8, call_put: &str, strike: f64) -> String {
-    format!(
-        "{root:-<6}{:02}{month:02}{day:02}{}{:08}",
-        year % 100,
-        &call_put[..1],
-        (strike * 1000.0).round() as i64
-    )
+impl Opt {
+    fn right(&self) -> Right {
+        if self.call_put == "PUT" {
+            Right::Put
+        } else {
+            Right::Call
+        }
+    }
+
+    /// The contract as an instrument, whose OSI key and display name are E*TRADE's.
+    fn instrument(&self) -> Option<Instrument> {
+        Some(Instrument::Option {
+            underlying: self.underlier.symbol.clone(),
+            expiry: Date::new(self.year, self.month, self.day).ok()?,
+            right: self.right(),
+            strike: from_f64(self.strike),
+        })
+    }
 }
 
-/// Made-up but well-behaved prices and greeks for an option.
-fn option_values(s: f64, k: f64, days: i64, call: bool) -> (f64, Value) {
-    let t = (days.max(1) as f64 / 365.0).sqrt();
-    let m = ((s - k) / s * 4.0).clamp(-0.98, 0.98);
-    let intrinsic = if call {
-        (s - k).max(0.0)
-    } else {
-        (k - s).max(0.0)
-    };
-    let price = round(intrinsic + s * 0.06 * t * (1.0 - m.abs()) + 0.05, 2);
-    let delta_call = 0.5 + m / 2.0;
-    let delta = if call { delta_call } else { delta_call - 1.0 };
-    let greeks = json!({
-        "rho": round(if call { 0.08 } else { -0.08 } * t * delta_call.max(0.01), 4),
-        "vega": round(0.2 * t * (1.0 - m.abs()) + 0.01, 4),
-        "theta": round(-0.02 - 0.05 * (1.0 - m.abs()) / t.max(0.05), 4),
-        "delta": round(delta, 4),
-        "gamma": round(0.04 * (1.0 - m.abs()) + 0.001, 4),
-        "iv": round(0.22 + m.abs() * 0.1, 4),
-        "currentValue": false,
-    });
-    (price, greeks)
+/// An option valued by the emulation's model at the fixed implied volatility
+/// [`FAKE_IV`] (with its smile): the price in cents and the `OptionGreeks` block.
+fn option_values(s: f64, k: f64, days: i64, right: Right) -> (f64, Value) {
+    let t = days.max(1) as f64 / 365.0;
+    let iv = smile(FAKE_IV, s, k);
+    let model = black_scholes(right, s, k, t, iv);
+    (to_f64(money(model.price.max(0.0))), greeks_json(&model, iv))
 }
+
+/// The at-the-money implied volatility of every option the fake quotes.
+const FAKE_IV: f64 = 0.25;
 
 fn today(s: &Shared) -> Date {
     s.now().to_zoned_datetime(s.tz.clone()).date()
@@ -297,24 +300,10 @@ fn option_quote(o: &Opt, flag: &str, today: Date, now_s: i64, dt: &str) -> Value
     let expiry = Date::new(o.year, o.month, o.day).unwrap_or(today);
     let days = (expiry - today).get_days().into();
     let call = o.call_put == "CALL";
-    let (price, greeks) = option_values(o.underlier.last, o.strike, days, call);
-    let osi = osi_key(
-        &o.underlier.symbol,
-        o.year,
-        o.month,
-        o.day,
-        o.call_put,
-        o.strike,
-    );
-    let desc = format!(
-        "{} {} {:02} '{:02} ${} {}",
-        o.underlier.symbol,
-        expiry.strftime("%b"),
-        o.day,
-        o.year % 100,
-        o.strike,
-        if call { "Call" } else { "Put" }
-    );
+    let (price, greeks) = option_values(o.underlier.last, o.strike, days, o.right());
+    let instrument = o.instrument();
+    let osi = instrument.as_ref().and_then(Instrument::osi_key);
+    let desc = instrument.as_ref().map(Instrument::display);
     let intrinsic = if call {
         (o.underlier.last - o.strike).max(0.0)
     } else {
@@ -646,19 +635,26 @@ fn chain(s: &Shared, q: &HashMap<String, String>) -> Result<Value, Response> {
     let now_s = s.now().as_second();
     let (ey, em, ed) = (expiry.year(), expiry.month(), expiry.day());
     let contract = |k: f64, call: bool| -> Value {
-        let cp = if call { "CALL" } else { "PUT" };
-        let (price, greeks) = option_values(sec.last, k, days, call);
+        let right = if call { Right::Call } else { Right::Put };
+        let cp = right.as_str();
+        let (price, greeks) = option_values(sec.last, k, days, right);
+        let instrument = Instrument::Option {
+            underlying: sec.symbol.clone(),
+            expiry,
+            right,
+            strike: from_f64(k),
+        };
         let itm = if call { sec.last > k } else { sec.last < k };
         json!({"optionCategory": "STANDARD", "optionRootSymbol": sec.symbol, "timeStamp": now_s,
             "adjustedFlag": false,
-            "displaySymbol": format!("{} {} {:02} '{:02} ${} {}", sec.symbol, expiry.strftime("%b"), ed, ey % 100, k, if call { "Call" } else { "Put" }),
+            "displaySymbol": instrument.display(),
             "optionType": cp, "strikePrice": k, "symbol": sec.symbol,
             "bid": round((price - 0.05).max(0.0), 2), "ask": round(price + 0.05, 2),
             "bidSize": 10, "askSize": 12, "inTheMoney": if itm { "y" } else { "n" },
             "volume": 100 + (k as i64 % 50), "openInterest": 1_000 + (k as i64 % 700),
             "netChange": -0.05, "lastPrice": price,
-            "quoteDetail": format!("{}/v1/market/quote/{}:{}:{}:{}:{}:{:.6}", s.base_url, sec.symbol, ey, em, ed, cp, k),
-            "osiKey": osi_key(&sec.symbol, ey, em, ed, cp, k),
+            "quoteDetail": format!("{}/v1/market/quote/{}", s.base_url, instrument.quote_symbol()),
+            "osiKey": instrument.osi_key(),
             "OptionGreeks": greeks})
     };
     let pairs: Vec<Value> = if category == "MINI" {
@@ -705,17 +701,8 @@ pub(crate) fn option_bid_ask(
     let today = today(s);
     let expiry = Date::new(o.year, o.month, o.day).ok()?;
     let days = (expiry - today).get_days().into();
-    let call = o.call_put == "CALL";
-    let (price, _) = option_values(o.underlier.last, o.strike, days, call);
-    let desc = format!(
-        "{} {} {:02} '{:02} ${} {}",
-        o.underlier.symbol,
-        expiry.strftime("%b"),
-        o.day,
-        o.year % 100,
-        o.strike,
-        if call { "Call" } else { "Put" }
-    );
+    let (price, _) = option_values(o.underlier.last, o.strike, days, o.right());
+    let desc = o.instrument()?.display();
     Some((
         round((price - 0.05).max(0.0), 2),
         round(price + 0.05, 2),
@@ -729,10 +716,13 @@ mod tests {
 
     #[test]
     fn osi_keys_third_fridays_and_expiries() {
-        assert_eq!(
-            osi_key("PLTR", 2022, 2, 18, "PUT", 23.0),
-            "PLTR--220218P00023000"
-        );
+        let pltr = Instrument::Option {
+            underlying: "PLTR".into(),
+            expiry: Date::new(2022, 2, 18).expect("date"),
+            right: Right::Put,
+            strike: from_f64(23.0),
+        };
+        assert_eq!(pltr.osi_key().as_deref(), Some("PLTR--220218P00023000"));
         assert_eq!(third_friday(2026, 12), Date::new(2026, 12, 18).ok());
         assert_eq!(third_friday(2027, 1), Date::new(2027, 1, 15).ok());
         let today = Date::new(2026, 12, 1).expect("date");
@@ -743,8 +733,8 @@ mod tests {
             e.iter()
                 .all(|x| x.0.weekday() == Weekday::Friday && x.0 >= today)
         );
-        let (call, g) = option_values(100.0, 90.0, 30, true);
-        let (put, _) = option_values(100.0, 90.0, 30, false);
+        let (call, g) = option_values(100.0, 90.0, 30, Right::Call);
+        let (put, _) = option_values(100.0, 90.0, 30, Right::Put);
         assert!(call > 10.0 && put < call);
         assert!(g["delta"].as_f64().is_some_and(|d| d > 0.5 && d < 1.0));
     }
