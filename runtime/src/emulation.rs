@@ -23,6 +23,7 @@
 mod wire_enum;
 
 pub mod action;
+pub mod answers;
 pub mod cancel_request;
 pub mod codes;
 pub mod entry_rules;

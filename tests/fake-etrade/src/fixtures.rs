@@ -130,6 +130,25 @@ impl OptionFixture {
 }
 
 impl PositionFixture {
+    /// What the position holds, as the emulation names it.
+    pub fn instrument(&self) -> Instrument {
+        if let Some(i) = self
+            .option
+            .as_ref()
+            .and_then(|o| o.instrument(&self.symbol))
+        {
+            return i;
+        }
+        match self.security_type.as_str() {
+            "MF" | "MMF" => Instrument::Fund {
+                symbol: self.symbol.clone(),
+                money_market: self.security_type == "MMF",
+            },
+            _ => Instrument::Equity {
+                symbol: self.symbol.clone(),
+            },
+        }
+    }
     pub fn multiplier(&self) -> f64 {
         if self.option.is_some() { 100.0 } else { 1.0 }
     }
