@@ -14,6 +14,7 @@ use super::NumberStyle;
 pub mod accounts;
 pub mod balance;
 pub mod portfolio;
+pub mod quotes;
 pub mod transactions;
 
 /// How an emulator writes its answers.

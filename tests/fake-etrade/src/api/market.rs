@@ -8,11 +8,16 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use jiff::civil::{Date, Weekday};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use runtime::emulation::answers::quotes::{
+    DetailFlag, EquityQuote, ExtendedHours, FundDetail, OptionQuote, QuoteHeader, bad_symbol,
+    quote_response,
+};
 use runtime::emulation::json_number::{from_f64, to_f64};
 use runtime::emulation::option_model::{black_scholes, greeks_json, money, smile};
-use runtime::emulation::{Instrument, Right};
+use runtime::emulation::{Instrument, Right, answers};
+use rust_decimal::Decimal;
 
 use crate::fixtures::round;
 use crate::fixtures_market::{LOOKUP_EXTRA, QUOTES, QuoteFx, quote_fx};
@@ -199,158 +204,142 @@ fn display_time(s: &Shared) -> String {
         .to_string()
 }
 
-fn equity_quote(sec: &Sec, flag: &str, earnings: bool, now_s: i64, dt: &str) -> Value {
+fn header(s: &Shared) -> QuoteHeader<'static> {
+    QuoteHeader {
+        date_time: display_time(s),
+        date_time_utc: s.now().as_second(),
+        after_hours: false,
+        time_zone: None,
+        source: None,
+    }
+}
+
+fn equity_quote(sec: &Sec, earnings: bool, now_s: i64, dt: &str) -> EquityQuote {
+    let d = from_f64;
     let change = round(sec.last - sec.previous_close, 2);
     let change_pct = round(change / sec.previous_close * 100.0, 2);
     let (bid, ask) = (round(sec.last - 0.02, 2), round(sec.last + 0.03, 2));
-    let block = match flag {
-        "FUNDAMENTAL" => (
-            "Fundamental",
-            json!({"companyName": sec.name, "eps": sec.eps, "estEarnings": round(sec.eps * 1.06, 2),
-                "high52": sec.high52, "lastTrade": sec.last, "low52": sec.low52,
-                "symbolDescription": sec.name}),
-        ),
-        "INTRADAY" => (
-            "Intraday",
-            json!({"ask": ask, "bid": bid, "changeClose": change, "changeClosePercentage": change_pct,
-                "companyName": sec.name, "high": round(sec.last * 1.01, 2), "lastTrade": sec.last,
-                "low": round(sec.last * 0.985, 2), "totalVolume": sec.volume}),
-        ),
-        "OPTIONS" => (
-            "Option",
-            json!({"ask": ask, "askSize": 300, "bid": bid, "bidSize": 200, "companyName": sec.name,
-                "daysToExpiration": 0, "lastTrade": sec.last, "openInterest": 0,
-                "optionPreviousBidPrice": 0, "optionPreviousAskPrice": 0, "osiKey": "",
-                "intrinsicValue": 0, "timePremium": 0, "optionMultiplier": 0, "contractSize": 0,
-                "symbolDescription": sec.name}),
-        ),
-        "WEEK_52" => (
-            "Week52",
-            json!({"companyName": sec.name, "high52": sec.high52, "lastTrade": sec.last,
-                "low52": sec.low52, "perf12Months": round((sec.last - sec.low52) / sec.low52 * 100.0, 2),
-                "previousClose": sec.previous_close, "symbolDescription": sec.name,
-                "totalVolume": sec.volume}),
-        ),
-        "MF_DETAIL" => (
-            "MutualFund",
-            json!({"symbolDescription": sec.name, "cusip": "922908728", "changeClose": change,
-                "previousClose": sec.previous_close, "netAssetValue": sec.last,
-                "publicOfferPrice": sec.last, "fundFamily": "VANGUARD", "fundName": sec.name,
-                "changeClosePercentage": change_pct, "timeOfLastTrade": now_s,
-                "netExpenseRatio": 0.04, "grossExpenseRatio": 0.04, "initialInvestment": 3000,
-                "subsequentInvestment": 1, "availability": "Open to new buy and sell",
-                "morningStarCategory": "Large Blend"}),
-        ),
-        _ => {
-            let mut all = json!({"adjustedFlag": false, "annualDividend": round(sec.dividend * 4.0, 2),
-                "ask": ask, "askExchange": "Q", "askSize": 300, "askTime": dt,
-                "bid": bid, "bidExchange": " ", "bidSize": 200, "bidTime": dt,
-                "changeClose": change, "changeClosePercentage": change_pct, "companyName": sec.name,
-                "daysToExpiration": 0, "dirLast": if change >= 0.0 { "1" } else { "2" },
-                "dividend": sec.dividend, "eps": sec.eps, "estEarnings": round(sec.eps * 1.06, 2),
-                "exDividendDate": now_s - 20 * 86_400, "exchgLastTrade": sec.exchange, "fsi": "",
-                "high": round(sec.last * 1.01, 2), "high52": sec.high52, "highAsk": 0, "highBid": 0,
-                "lastTrade": sec.last, "low": round(sec.last * 0.985, 2), "low52": sec.low52});
-            let mid = json!({"lowAsk": 0, "lowBid": 0, "numberOfTrades": 123_456, "open": sec.previous_close,
-                "openInterest": 0, "optionStyle": "", "optionUnderlier": "",
-                "previousClose": sec.previous_close, "previousDayVolume": sec.volume - 1_000,
-                "primaryExchange": sec.exchange, "symbolDescription": sec.name, "todayClose": 0,
-                "totalVolume": sec.volume, "upc": 0, "volume10Day": sec.volume + 2_000});
-            let more = json!({"cashDeliverable": 0, "marketCap": round(sec.last * sec.shares_outstanding as f64, 2),
-                "sharesOutstanding": sec.shares_outstanding, "beta": sec.beta,
-                "yield": if sec.last > 0.0 { round(sec.dividend * 4.0 / sec.last * 100.0, 2) } else { 0.0 },
-                "declaredDividend": sec.dividend, "dividendPayableDate": now_s - 10 * 86_400,
-                "pe": if sec.eps > 0.0 { round(sec.last / sec.eps, 2) } else { 0.0 }});
-            let tail = json!({"marketCloseBidSize": 0, "marketCloseAskSize": 0, "marketCloseVolume": 0,
-                "week52LowDate": now_s - 200 * 86_400, "week52HiDate": now_s - 60 * 86_400,
-                "intrinsicValue": 0, "timePremium": 0, "optionMultiplier": 0, "contractSize": 0,
-                "expirationDate": 0, "timeOfLastTrade": now_s, "averageVolume": sec.volume + 5_000,
-                "ExtendedHourQuoteDetail": {"lastPrice": round(sec.last + 0.04, 2), "change": 0.04,
-                    "percentChange": round(0.04 / sec.last * 100.0, 2), "bid": bid, "bidSize": 100,
-                    "ask": ask, "askSize": 100, "volume": sec.volume, "timeOfLastTrade": now_s,
-                    "timeZone": "", "quoteStatus": "EH_CLOSED"}});
-            if let Some(o) = all.as_object_mut() {
-                for part in [mid, more, tail] {
-                    if let Value::Object(p) = part {
-                        o.extend(p);
-                    }
-                }
-                if earnings {
-                    o.insert("nextEarningDate".into(), json!("01/27/2027"));
-                }
-            }
-            ("All", all)
+    let instrument = if sec.security_type == "MF" {
+        Instrument::Fund {
+            symbol: sec.symbol.clone(),
+            money_market: false,
+        }
+    } else {
+        Instrument::Equity {
+            symbol: sec.symbol.clone(),
         }
     };
-    let mut m = Map::new();
-    m.insert("dateTime".into(), json!(dt));
-    m.insert("dateTimeUTC".into(), json!(now_s));
-    m.insert("quoteStatus".into(), json!("DELAYED"));
-    m.insert("ahFlag".into(), json!("false"));
-    m.insert("hasMiniOptions".into(), json!(false));
-    m.insert(block.0.into(), block.1);
-    m.insert(
-        "Product".into(),
-        json!({"symbol": sec.symbol, "securityType": sec.security_type}),
-    );
-    Value::Object(m)
+    EquityQuote {
+        instrument,
+        name: sec.name.clone(),
+        exchange: sec.exchange.to_string(),
+        last: d(sec.last),
+        bid: d(bid),
+        ask: d(ask),
+        bid_size: 200,
+        ask_size: 300,
+        bid_exchange: " ",
+        quote_time: dt.to_string(),
+        change: d(change),
+        change_pct: d(change_pct),
+        volume: u64::try_from(sec.volume).unwrap_or(0),
+        open: d(sec.previous_close),
+        high: d(round(sec.last * 1.01, 2)),
+        low: d(round(sec.last * 0.985, 2)),
+        high_ask: Decimal::ZERO,
+        high_bid: Decimal::ZERO,
+        low_ask: Decimal::ZERO,
+        low_bid: Decimal::ZERO,
+        previous_close: d(sec.previous_close),
+        previous_day_volume: u64::try_from(sec.volume - 1_000).unwrap_or(0),
+        today_close: Decimal::ZERO,
+        high52: d(sec.high52),
+        low52: d(sec.low52),
+        week52_low_date: now_s - 200 * 86_400,
+        week52_hi_date: now_s - 60 * 86_400,
+        perf_12_months: d(round((sec.last - sec.low52) / sec.low52 * 100.0, 2)),
+        eps: d(sec.eps),
+        est_earnings: d(round(sec.eps * 1.06, 2)),
+        pe: d(if sec.eps > 0.0 {
+            round(sec.last / sec.eps, 2)
+        } else {
+            0.0
+        }),
+        dividend: d(sec.dividend),
+        annual_dividend: d(round(sec.dividend * 4.0, 2)),
+        yield_pct: d(if sec.last > 0.0 {
+            round(sec.dividend * 4.0 / sec.last * 100.0, 2)
+        } else {
+            0.0
+        }),
+        declared_dividend: d(sec.dividend),
+        ex_dividend_date: now_s - 20 * 86_400,
+        dividend_payable_date: now_s - 10 * 86_400,
+        market_cap: d(round(sec.last * sec.shares_outstanding as f64, 2)),
+        shares_outstanding: u64::try_from(sec.shares_outstanding).unwrap_or(0),
+        beta: d(sec.beta),
+        number_of_trades: 123_456,
+        volume_10_day: u64::try_from(sec.volume + 2_000).unwrap_or(0),
+        average_volume: u64::try_from(sec.volume + 5_000).unwrap_or(0),
+        time_of_last_trade: now_s,
+        extended: ExtendedHours {
+            last: d(round(sec.last + 0.04, 2)),
+            change: d(0.04),
+            percent_change: d(round(0.04 / sec.last * 100.0, 2)),
+            bid_size: 100,
+            ask_size: 100,
+            volume: u64::try_from(sec.volume).unwrap_or(0),
+            time_of_last_trade: now_s,
+            status: "EH_CLOSED",
+        },
+        next_earning_date: earnings.then(|| "01/27/2027".to_string()),
+        fund: Some(FundDetail {
+            cusip: "922908728".into(),
+            family: "VANGUARD".into(),
+            expense_ratio: d(0.04),
+            initial_investment: Decimal::from(3000),
+            subsequent_investment: Decimal::ONE,
+            availability: "Open to new buy and sell".into(),
+            category: "Large Blend".into(),
+        }),
+    }
 }
 
-fn option_quote(o: &Opt, flag: &str, today: Date, now_s: i64, dt: &str) -> Value {
+fn option_quote(o: &Opt, today: Date, now_s: i64) -> Option<OptionQuote> {
+    let d = from_f64;
     let expiry = Date::new(o.year, o.month, o.day).unwrap_or(today);
     let days = (expiry - today).get_days().into();
     let call = o.call_put == "CALL";
     let (price, greeks) = option_values(o.underlier.last, o.strike, days, o.right());
-    let instrument = o.instrument();
-    let osi = instrument.as_ref().and_then(Instrument::osi_key);
-    let desc = instrument.as_ref().map(Instrument::display);
+    let instrument = o.instrument()?;
     let intrinsic = if call {
         (o.underlier.last - o.strike).max(0.0)
     } else {
         (o.strike - o.underlier.last).max(0.0)
     };
-    let (bid, ask) = (round((price - 0.05).max(0.0), 2), round(price + 0.05, 2));
-    let block = if flag == "OPTIONS" {
-        (
-            "Option",
-            json!({"ask": ask, "askSize": 12, "bid": bid, "bidSize": 10,
-            "companyName": o.underlier.name, "daysToExpiration": days, "lastTrade": price,
-            "openInterest": 1_250, "optionPreviousBidPrice": bid, "optionPreviousAskPrice": ask,
-            "osiKey": osi, "intrinsicValue": round(intrinsic, 2),
-            "timePremium": round(price - intrinsic, 2), "optionMultiplier": 100,
-            "contractSize": 100, "symbolDescription": desc, "OptionGreeks": greeks}),
-        )
-    } else {
-        (
-            "All",
-            json!({"adjustedFlag": false, "ask": ask, "askSize": 12, "bid": bid, "bidSize": 10,
-            "companyName": o.underlier.name, "daysToExpiration": days, "lastTrade": price,
-            "openInterest": 1_250, "optionStyle": "AMERICAN", "optionUnderlier": o.underlier.symbol,
-            "previousClose": round(price * 0.98, 2), "symbolDescription": desc,
-            "totalVolume": 321, "intrinsicValue": round(intrinsic, 2),
-            "timePremium": round(price - intrinsic, 2), "optionMultiplier": 100,
-            "contractSize": 100, "expirationDate": expiry.to_zoned_datetime(jiff::tz::TimeZone::UTC)
-                .map(|z| z.timestamp().as_second()).unwrap_or(0),
-            "timeOfLastTrade": now_s,
-            "OptionDeliverableList": [{"rootSymbol": o.underlier.symbol,
-                "deliverableSymbol": o.underlier.symbol, "deliverableTypeCode": "EQUITY",
-                "deliverableExchangeCode": "NYSE", "deliverableStrikePercent": 100,
-                "deliverableCILShares": 0, "deliverableWholeShares": 100}]}),
-        )
-    };
-    let mut m = Map::new();
-    m.insert("dateTime".into(), json!(dt));
-    m.insert("dateTimeUTC".into(), json!(now_s));
-    m.insert("quoteStatus".into(), json!("DELAYED"));
-    m.insert("ahFlag".into(), json!("false"));
-    m.insert("hasMiniOptions".into(), json!(false));
-    m.insert(block.0.into(), block.1);
-    m.insert(
-        "Product".into(),
-        json!({"symbol": o.underlier.symbol, "securityType": "OPTN", "callPut": o.call_put,
-            "expiryYear": o.year, "expiryMonth": o.month, "expiryDay": o.day, "strikePrice": o.strike}),
-    );
-    Value::Object(m)
+    Some(OptionQuote {
+        description: instrument.display(),
+        instrument,
+        company_name: o.underlier.name.clone(),
+        exchange: "NYSE".into(),
+        last: d(price),
+        bid: d(round((price - 0.05).max(0.0), 2)),
+        ask: d(round(price + 0.05, 2)),
+        bid_size: 10,
+        ask_size: 12,
+        previous_close: Some(d(round(price * 0.98, 2))),
+        days_to_expiration: days,
+        open_interest: 1_250,
+        total_volume: 321,
+        intrinsic_value: d(round(intrinsic, 2)),
+        time_premium: d(round(price - intrinsic, 2)),
+        expiration_date: expiry
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp().as_second())
+            .unwrap_or(0),
+        time_of_last_trade: now_s,
+        greeks,
+    })
 }
 
 /// `GET /v1/market/quote/{symbols}`
@@ -376,7 +365,7 @@ pub(crate) async fn quote(
         );
     }
     let flag = match enum_param(&q, "detailFlag", DETAIL_FLAGS, "ALL") {
-        Ok(f) => f,
+        Ok(f) => DetailFlag::parse(f).unwrap_or(DetailFlag::All),
         Err(r) => return r,
     };
     let earnings = match bool_param(&q, "requireEarningsDate", false)
@@ -385,18 +374,21 @@ pub(crate) async fn quote(
         Ok(e) => e,
         Err(r) => return r,
     };
-    let (now_s, dt, today) = (s.now().as_second(), display_time(&s), today(&s));
+    let (now_s, dt, today, header) = (s.now().as_second(), display_time(&s), today(&s), header(&s));
     let mut data = Vec::new();
     let mut messages = Vec::new();
     for sym in list {
         if sym.contains(':') {
-            match option_symbol(sym) {
-                Some(o) => data.push(option_quote(&o, flag, today, now_s, &dt)),
+            match option_symbol(sym).and_then(|o| option_quote(&o, today, now_s)) {
+                Some(o) => data.push(answers::quotes::option_quote(&o, flag, &header)),
                 None => messages.push(bad_symbol(sym)),
             }
         } else {
             match security(sym) {
-                Some(sec) => data.push(equity_quote(&sec, flag, earnings, now_s, &dt)),
+                Some(sec) => {
+                    let quote = equity_quote(&sec, earnings, now_s, &dt);
+                    data.push(answers::quotes::equity_quote(&quote, flag, &header));
+                }
                 None => messages.push(bad_symbol(sym)),
             }
         }
@@ -404,18 +396,7 @@ pub(crate) async fn quote(
     if data.is_empty() {
         return api_error(StatusCode::BAD_REQUEST, 1019, "Invalid symbol.");
     }
-    let mut body = json!({"QuoteData": data});
-    if !messages.is_empty()
-        && let Some(o) = body.as_object_mut()
-    {
-        o.insert("Messages".into(), json!({"Message": messages}));
-    }
-    ok_json(&json!({"QuoteResponse": body}))
-}
-
-fn bad_symbol(sym: &str) -> Value {
-    json!({"description": format!("{} is not a valid symbol.", sym.to_ascii_uppercase()),
-        "code": 1019, "type": "WARNING"})
+    ok_json(&quote_response(data, messages))
 }
 
 /// `GET /v1/market/lookup/{search}`: every word must occur in the company name (or the
