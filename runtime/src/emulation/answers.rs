@@ -13,6 +13,8 @@ use super::NumberStyle;
 
 pub mod accounts;
 pub mod balance;
+pub mod chains;
+pub mod lookup;
 pub mod portfolio;
 pub mod quotes;
 pub mod transactions;

@@ -15,7 +15,7 @@ use super::seeded::{
 };
 use super::sessions::{YEAR_SECS, effective, secs, volume_fraction};
 use crate::calendar;
-use crate::emulation::option_model::{Model, black_scholes, smile};
+use crate::emulation::option_model::{self, Model, black_scholes, smile};
 use crate::paper::touch::{CallPut, OptionContract, Touch};
 
 /// An option valued at an effective instant.
@@ -29,6 +29,11 @@ pub(super) struct OptionValue {
 }
 
 impl OptionValue {
+    /// The `OptionGreeks` block of quotes and chains.
+    pub(super) fn greeks_json(&self) -> serde_json::Value {
+        option_model::greeks_json(&self.model, self.iv)
+    }
+
     pub(super) fn intrinsic(&self, c: &OptionContract) -> f64 {
         let k = to_f64(c.strike);
         match c.call_put {

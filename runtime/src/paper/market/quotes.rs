@@ -9,7 +9,6 @@ use super::SimulatedMarket;
 use super::osi::parse_option_symbol;
 use super::rounding::{money, round_dec};
 use super::sessions::{DAY_SECS, secs};
-use super::wire::greeks_json;
 use crate::calendar::{self, SessionPhase};
 use crate::emulation::Instrument;
 use crate::emulation::answers::quotes::{
@@ -213,7 +212,7 @@ impl SimulatedMarket {
             time_premium: premium,
             expiration_date: expiry_s,
             time_of_last_trade: v.te.as_second(),
-            greeks: greeks_json(&v),
+            greeks: v.greeks_json(),
         };
         Some(option_quote(&quote, flag, &self.header(at)))
     }

@@ -8,8 +8,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use jiff::civil::{Date, Weekday};
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use runtime::emulation::answers::chains::{
+    ChainSide, ChainType, expire_dates, option_chain, option_pair,
+};
+use runtime::emulation::answers::lookup::{
+    LookupEntry, lookup_response, name_matches, search_words,
+};
 use runtime::emulation::answers::quotes::{
     DetailFlag, EquityQuote, ExtendedHours, FundDetail, OptionQuote, QuoteHeader, bad_symbol,
     quote_response,
@@ -402,11 +408,7 @@ pub(crate) async fn quote(
 /// `GET /v1/market/lookup/{search}`: every word must occur in the company name (or the
 /// search is the symbol).
 pub(crate) async fn lookup(Path(search): Path<String>) -> Response {
-    let words: Vec<String> = search
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_uppercase)
-        .collect();
+    let words = search_words(&search);
     if words.is_empty() {
         return api_error(
             StatusCode::BAD_REQUEST,
@@ -414,32 +416,31 @@ pub(crate) async fn lookup(Path(search): Path<String>) -> Response {
             "Missing symbol. Please enter valid symbol.",
         );
     }
-    let mut data: Vec<Value> = Vec::new();
-    let candidates = QUOTES
+    let entries: Vec<LookupEntry<'_>> = QUOTES
         .iter()
-        .map(|q| {
-            (
-                q.symbol,
-                q.name,
-                if q.security_type == "MF" {
-                    "MUTUAL_FUND"
-                } else {
-                    "EQUITY"
-                },
-            )
+        .map(|q| LookupEntry {
+            symbol: q.symbol,
+            description: q.name,
+            kind: if q.security_type == "MF" {
+                "MUTUAL_FUND"
+            } else {
+                "EQUITY"
+            },
         })
-        .chain(LOOKUP_EXTRA.iter().copied());
-    for (symbol, name, kind) in candidates {
-        let name_words: Vec<&str> = name.split_whitespace().collect();
-        let hit = (words.len() == 1 && words[0] == symbol)
-            || words
+        .chain(
+            LOOKUP_EXTRA
                 .iter()
-                .all(|w| name_words.iter().any(|n| n.starts_with(w.as_str())));
-        if hit && !data.iter().any(|d| d["symbol"] == symbol) {
-            data.push(json!({"symbol": symbol, "description": name, "type": kind}));
-        }
-    }
-    ok_json(&json!({"LookupResponse": {"Data": data}}))
+                .map(|&(symbol, description, kind)| LookupEntry {
+                    symbol,
+                    description,
+                    kind,
+                }),
+        )
+        .filter(|e| {
+            (words.len() == 1 && words[0] == e.symbol) || name_matches(&words, e.description)
+        })
+        .collect();
+    ok_json(&lookup_response(&entries))
 }
 
 /// Third Friday of a month.
@@ -522,14 +523,11 @@ pub(crate) async fn option_expire_dates(
         Err(r) => return r,
     };
     let _ = sec;
-    let dates: Vec<Value> = expiries(today(&s))
+    let dates: Vec<(Date, &str)> = expiries(today(&s))
         .into_iter()
         .filter(|(_, t)| matches!(kind, "ALL" | "UNSPECIFIED") || *t == kind)
-        .map(
-            |(d, t)| json!({"year": d.year(), "month": d.month(), "day": d.day(), "expiryType": t}),
-        )
         .collect();
-    ok_json(&json!({"OptionExpireDateResponse": {"ExpirationDate": dates}}))
+    ok_json(&expire_dates(&dates))
 }
 
 fn int_param(q: &HashMap<String, String>, name: &str) -> Result<Option<i64>, Response> {
@@ -614,47 +612,44 @@ fn chain(s: &Shared, q: &HashMap<String, String>) -> Result<Value, Response> {
     strikes.sort_by(f64::total_cmp);
     let days: i64 = (expiry - today).get_days().into();
     let now_s = s.now().as_second();
-    let (ey, em, ed) = (expiry.year(), expiry.month(), expiry.day());
-    let contract = |k: f64, call: bool| -> Value {
-        let right = if call { Right::Call } else { Right::Put };
-        let cp = right.as_str();
+    let chain_type = ChainType::parse(chain_type).unwrap_or(ChainType::CallPut);
+    let side = |k: f64, right: Right| -> ChainSide {
         let (price, greeks) = option_values(sec.last, k, days, right);
-        let instrument = Instrument::Option {
-            underlying: sec.symbol.clone(),
-            expiry,
-            right,
-            strike: from_f64(k),
-        };
-        let itm = if call { sec.last > k } else { sec.last < k };
-        json!({"optionCategory": "STANDARD", "optionRootSymbol": sec.symbol, "timeStamp": now_s,
-            "adjustedFlag": false,
-            "displaySymbol": instrument.display(),
-            "optionType": cp, "strikePrice": k, "symbol": sec.symbol,
-            "bid": round((price - 0.05).max(0.0), 2), "ask": round(price + 0.05, 2),
-            "bidSize": 10, "askSize": 12, "inTheMoney": if itm { "y" } else { "n" },
-            "volume": 100 + (k as i64 % 50), "openInterest": 1_000 + (k as i64 % 700),
-            "netChange": -0.05, "lastPrice": price,
-            "quoteDetail": format!("{}/v1/market/quote/{}", s.base_url, instrument.quote_symbol()),
-            "osiKey": instrument.osi_key(),
-            "OptionGreeks": greeks})
+        let call = right == Right::Call;
+        let d = from_f64;
+        ChainSide {
+            instrument: Instrument::Option {
+                underlying: sec.symbol.clone(),
+                expiry,
+                right,
+                strike: d(k),
+            },
+            time_stamp: now_s,
+            bid: d(round((price - 0.05).max(0.0), 2)),
+            ask: d(round(price + 0.05, 2)),
+            bid_size: 10,
+            ask_size: 12,
+            in_the_money: if call { sec.last > k } else { sec.last < k },
+            volume: 100 + (k as u64 % 50),
+            open_interest: 1_000 + (k as u64 % 700),
+            net_change: d(-0.05),
+            last: d(price),
+            greeks,
+        }
     };
     let pairs: Vec<Value> = if category == "MINI" {
         Vec::new()
     } else {
         strikes
             .iter()
-            .map(|k| match chain_type {
-                "CALL" => json!({"pairType": "CALLONLY", "Call": contract(*k, true)}),
-                "PUT" => json!({"pairType": "PUTONLY", "Put": contract(*k, false)}),
-                _ => json!({"pairType": "CALLPUT", "Call": contract(*k, true), "Put": contract(*k, false)}),
+            .filter_map(|k| {
+                let call = chain_type.calls().then(|| side(*k, Right::Call));
+                let put = chain_type.puts().then(|| side(*k, Right::Put));
+                option_pair(chain_type, call.as_ref(), put.as_ref(), &s.base_url)
             })
             .collect()
     };
-    Ok(
-        json!({"OptionChainResponse": {"OptionPair": pairs, "timeStamp": now_s,
-        "quoteType": "DELAYED", "nearPrice": near,
-        "SelectedED": {"day": ed, "month": em, "year": ey}}}),
-    )
+    Ok(option_chain(pairs, now_s, from_f64(near), expiry, None))
 }
 
 /// The quoted bid, ask and description of an equity or fund (order estimates use them);
