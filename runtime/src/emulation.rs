@@ -1,7 +1,9 @@
-//! One emulation of E*TRADE's order API for the two places that answer in E*TRADE's name:
-//! the paper broker ([`crate::paper`]) and the fake E*TRADE server the tests run against
-//! (`tests/fake-etrade`). What E*TRADE accepts, how it words a refusal and how it shapes the
-//! order members of its answers is written here once, so the two cannot drift apart.
+//! One emulation of E*TRADE's API for the two places that answer in E*TRADE's name: the
+//! paper broker ([`crate::paper`], its in-process door) and the fake E*TRADE server the
+//! tests run against (`tests/fake-etrade`, its HTTP door). What E*TRADE accepts, how it
+//! words a refusal, how it prices an option and how it shapes every answer is written here
+//! once, so the two cannot drift apart; each door brings its own figures (paper's book and
+//! simulated market, the fake's fixtures).
 //!
 //! * [`codes`]: every `{"Error":{"code","message"}}` either of them answers with.
 //! * [`order_fields`], [`action`], [`instrument`], [`order_status`]: the enumerated values of
@@ -14,6 +16,9 @@
 //! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
+//! * [`answers`]: every read answer (accounts, balance, portfolio, transactions, quotes,
+//!   lookup, option chains and expiries), written from figures each emulator computes;
+//!   [`alerts`]: the alert inbox.
 //! * [`json_number`]: how each emulator writes a decimal into JSON.
 //! * [`option_model`]: how both price an option (Black-Scholes, the smile, the roundings).
 //!
@@ -23,6 +28,7 @@
 mod wire_enum;
 
 pub mod action;
+pub mod alerts;
 pub mod answers;
 pub mod cancel_request;
 pub mod codes;
