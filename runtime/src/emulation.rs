@@ -13,14 +13,13 @@
 //!   [`request_error`]: the refusals of both.
 //! * [`entry_rules`]: what a change, a cancel or a repeated `clientOrderId` may do given the
 //!   orders already in the book.
+//! * [`answers`]: every read answer (accounts, balance, portfolio, transactions, quotes,
+//!   lookup, option chains and expiries), written from figures each emulator computes;
+//!   [`alerts`]: the alert inbox; [`option_model`]: how both price an option.
 //! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
-//! * [`answers`]: every read answer (accounts, balance, portfolio, transactions, quotes,
-//!   lookup, option chains and expiries), written from figures each emulator computes;
-//!   [`alerts`]: the alert inbox.
 //! * [`json_number`]: how each emulator writes a decimal into JSON.
-//! * [`option_model`]: how both price an option (Black-Scholes, the smile, the roundings).
 //!
 //! The E*TRADE client ([`crate::etrade`]) never uses this module: its parsing of E*TRADE's
 //! answers stays independent, so the fake server still tests it.
@@ -28,19 +27,22 @@
 mod wire_enum;
 
 pub mod action;
-pub mod alerts;
-pub mod answers;
 pub mod cancel_request;
 pub mod codes;
 pub mod entry_rules;
 pub mod instrument;
 pub mod json_number;
-pub mod option_model;
 pub mod order_echo;
 pub mod order_fields;
 pub mod order_list;
 pub mod order_request;
 pub mod order_status;
+
+// The read side: every answer's writer, the alert inbox and the option model.
+pub mod alerts;
+pub mod answers;
+pub mod option_model;
+
 pub mod query_params;
 pub mod request_error;
 
