@@ -22,6 +22,7 @@ use runtime::emulation::{Instrument, NumberStyle, answers, codes};
 use runtime::etrade::oauth;
 use rust_decimal::Decimal;
 
+use crate::api::bool_param;
 use crate::fixtures::{AccountFixture, PositionFixture, TransactionFixture, pct, round};
 use crate::responses::{self, api_error, invalid_param, no_content, ok_json, param_refusal};
 use crate::state::Shared;
@@ -61,15 +62,6 @@ fn unknown_account() -> Response {
     )
 }
 
-fn bool_param(q: &HashMap<String, String>, name: &str) -> Result<bool, Response> {
-    match q.get(name).map(|v| v.to_ascii_lowercase()) {
-        None => Ok(false),
-        Some(v) if v == "true" => Ok(true),
-        Some(v) if v == "false" => Ok(false),
-        Some(_) => Err(invalid_param(name)),
-    }
-}
-
 /// `GET /v1/accounts/{key}/balance?instType=BROKERAGE&realTimeNAV=true`
 pub(crate) async fn balance(
     State(s): State<Arc<Shared>>,
@@ -91,7 +83,7 @@ pub(crate) async fn balance(
             );
         }
     }
-    let real_time = match bool_param(&q, "realTimeNAV") {
+    let real_time = match bool_param(&q, "realTimeNAV", false) {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -189,8 +181,8 @@ fn portfolio_query(q: &HashMap<String, String>) -> Result<PortfolioQuery, Respon
         page,
         sort_by,
         descending,
-        totals: bool_param(q, "totalsRequired")?,
-        lots: bool_param(q, "lotsRequired")?,
+        totals: bool_param(q, "totalsRequired", false)?,
+        lots: bool_param(q, "lotsRequired", false)?,
         view,
     })
 }
@@ -292,16 +284,19 @@ fn position_figures<'a>(
     }
 }
 
-fn next_url(base: &str, key: &str, q: &HashMap<String, String>, page: usize) -> String {
-    let mut pairs: Vec<(String, String)> = q
+/// E*TRADE's `next` link: this request's query (sorted) with `name` set to `value`.
+fn next_link(url: String, q: &HashMap<String, String>, name: &str, value: &str) -> String {
+    let mut pairs: Vec<(&str, &str)> = q
         .iter()
-        .filter(|(k, _)| k.as_str() != "pageNumber")
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .filter(|(k, _)| k.as_str() != name)
+        .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    pairs.push(("pageNumber".into(), page.to_string()));
+    pairs.push((name, value));
     pairs.sort();
-    let qs = query_params::query_string(&pairs, oauth::encode);
-    format!("{base}/v1/accounts/{key}/portfolio?{qs}")
+    format!(
+        "{url}?{}",
+        query_params::query_string(&pairs, oauth::encode)
+    )
 }
 
 /// `GET /v1/accounts/{key}/portfolio` with `count`/`pageNumber` paging.
@@ -363,7 +358,10 @@ pub(crate) async fn portfolio(
         totals.as_ref(),
         now_s,
         style,
-        |n| next_url(&s.base_url, &a.account_id_key, &q, n),
+        |n| {
+            let url = format!("{}/v1/accounts/{}/portfolio", s.base_url, a.account_id_key);
+            next_link(url, &q, "pageNumber", &n.to_string())
+        },
     ) {
         Some(body) => ok_json(&body),
         None => no_content(),
@@ -498,18 +496,11 @@ pub(crate) async fn transactions(
         base_url: &s.base_url,
     };
     let next = |marker: &str| {
-        let mut pairs: Vec<(String, String)> = q
-            .iter()
-            .filter(|(k, _)| k.as_str() != "marker")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        pairs.push(("marker".into(), marker.to_string()));
-        pairs.sort();
-        let qs = query_params::query_string(&pairs, oauth::encode);
-        format!(
-            "{}/v1/accounts/{}/transactions?{qs}",
+        let url = format!(
+            "{}/v1/accounts/{}/transactions",
             s.base_url, a.account_id_key
-        )
+        );
+        next_link(url, &q, "marker", marker)
     };
     match transaction_page(
         &list,

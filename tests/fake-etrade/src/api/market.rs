@@ -25,6 +25,7 @@ use runtime::emulation::option_model::{black_scholes, greeks_json, money, smile}
 use runtime::emulation::{Instrument, Right, answers};
 use rust_decimal::Decimal;
 
+use crate::api::bool_param;
 use crate::fixtures::round;
 use crate::fixtures_market::{LOOKUP_EXTRA, QUOTES, QuoteFx, quote_fx};
 use crate::responses::{api_error, invalid_param, ok_json};
@@ -40,15 +41,6 @@ const DETAIL_FLAGS: &[&str] = &[
     "WEEK_52",
     "MF_DETAIL",
 ];
-
-fn bool_param(q: &HashMap<String, String>, name: &str, default: bool) -> Result<bool, Response> {
-    match q.get(name).map(|v| v.to_ascii_lowercase()) {
-        None => Ok(default),
-        Some(v) if v == "true" => Ok(true),
-        Some(v) if v == "false" => Ok(false),
-        Some(_) => Err(invalid_param(name)),
-    }
-}
 
 fn enum_param<'a>(
     q: &'a HashMap<String, String>,
