@@ -7,7 +7,8 @@
 //! * [`portfolio`]: positions in each view, their lots and the totals.
 //! * [`transactions`]: the transaction list page and one transaction's details.
 //! * [`quotes`]: equity and option quotes; [`lookup`]: product lookup.
-//! * [`chains`]: option chains and expiry dates; [`alerts`]: the alert inbox.
+//! * [`chains`]: option chains and expiry dates.
+//! * [`order_entry`]: the preview, place and cancel answers around the echoed order.
 
 use super::NumberStyle;
 
@@ -15,6 +16,7 @@ pub mod accounts;
 pub mod balance;
 pub mod chains;
 pub mod lookup;
+pub mod order_entry;
 pub mod portfolio;
 pub mod quotes;
 pub mod transactions;
