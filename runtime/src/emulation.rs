@@ -1,7 +1,9 @@
-//! One emulation of E*TRADE's order API for the two places that answer in E*TRADE's name:
-//! the paper broker ([`crate::paper`]) and the fake E*TRADE server the tests run against
-//! (`tests/fake-etrade`). What E*TRADE accepts, how it words a refusal and how it shapes the
-//! order members of its answers is written here once, so the two cannot drift apart.
+//! One emulation of E*TRADE's API for the two places that answer in E*TRADE's name: the
+//! paper broker ([`crate::paper`], its in-process door) and the fake E*TRADE server the
+//! tests run against (`tests/fake-etrade`, its HTTP door). What E*TRADE accepts, how it
+//! words a refusal, how it prices an option and how it shapes every answer is written here
+//! once, so the two cannot drift apart; each door brings its own figures (paper's book and
+//! simulated market, the fake's fixtures).
 //!
 //! * [`codes`]: every `{"Error":{"code","message"}}` either of them answers with.
 //! * [`instrument`], [`order_status`]: what an order trades and where it stands; the order's
@@ -11,6 +13,9 @@
 //!   [`request_error`]: the refusals of both.
 //! * [`entry_rules`]: what a change, a cancel or a repeated `clientOrderId` may do given the
 //!   orders already in the book.
+//! * [`answers`]: every read answer (accounts, balance, portfolio, transactions, quotes,
+//!   lookup, option chains and expiries), written from figures each emulator computes;
+//!   [`alerts`]: the alert inbox; [`option_model`]: how both price an option.
 //! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
@@ -31,6 +36,12 @@ pub mod order_echo;
 pub mod order_list;
 pub mod order_request;
 pub mod order_status;
+
+// The read side: every answer's writer, the alert inbox and the option model.
+pub mod alerts;
+pub mod answers;
+pub mod option_model;
+
 pub mod query_params;
 pub mod request_error;
 

@@ -14,8 +14,8 @@
 //!   contract stays listed until it expires. Prices and greeks are Black-Scholes (r = 4%,
 //!   an implied volatility per underlying with a mild smile), evaluated at the last regular
 //!   session instant: option quotes do not move outside regular hours.
-//! * The E*TRADE JSON of quotes, lookup, option chains and expiry dates, in the wire shapes
-//!   the runtime's models read.
+//! * The figures of quotes, lookup, option chains and expiry dates, which
+//!   [`crate::emulation::answers`] writes as E*TRADE's JSON.
 //!
 //! Computation is in f64 internally (sin/exp/erfc); every price leaves as a
 //! [`Decimal`] rounded explicitly to cents (4 decimals below $1), greeks to 4 decimals.
@@ -25,10 +25,9 @@
 //! The parts, one job each: `symbols` (which tickers are listed), `seeded` (the hashing
 //! every draw comes from), `price_path` (a symbol's profile and price path), `sessions`
 //! (which instant's price is shown, and the volume curve), `equity` (an equity's touch and
-//! day figures), `listing` (expiries and strikes), `pricing` (Black-Scholes and the smile),
-//! `option_value` (a listed contract valued at an instant), `osi` (option symbols),
-//! `rounding` (f64 to cents), and the E*TRADE answers: `quotes`, `lookup`, `chains`, with
-//! their shared pieces in `wire`.
+//! day figures), `listing` (expiries and strikes), `option_value` (a listed contract valued
+//! at an instant, by [`crate::emulation::option_model`]), `osi` (parsing option symbols),
+//! `rounding` (f64 to cents), and the figures of each answer: `quotes`, `lookup`, `chains`.
 
 mod chains;
 mod equity;
@@ -37,7 +36,6 @@ mod lookup;
 mod option_value;
 mod osi;
 mod price_path;
-mod pricing;
 mod quotes;
 mod rounding;
 mod seeded;
@@ -45,7 +43,6 @@ mod sessions;
 mod symbols;
 #[cfg(test)]
 mod test_support;
-mod wire;
 
 use jiff::Timestamp;
 use jiff::civil::Date;

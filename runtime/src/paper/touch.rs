@@ -34,6 +34,15 @@ impl CallPut {
     }
 }
 
+impl From<CallPut> for Right {
+    fn from(cp: CallPut) -> Right {
+        match cp {
+            CallPut::Call => Right::Call,
+            CallPut::Put => Right::Put,
+        }
+    }
+}
+
 impl From<Right> for CallPut {
     fn from(right: Right) -> CallPut {
         match right {
@@ -68,6 +77,17 @@ impl OptionContract {
                 strike: *strike,
             }),
             Instrument::Equity { .. } | Instrument::Fund { .. } => None,
+        }
+    }
+
+    /// The option instrument naming this contract (whose OSI key, display name and quote
+    /// symbol are E*TRADE's spellings of it).
+    pub fn instrument(&self) -> Instrument {
+        Instrument::Option {
+            underlying: self.underlying.clone(),
+            expiry: self.expiration,
+            right: self.call_put.into(),
+            strike: self.strike,
         }
     }
 }

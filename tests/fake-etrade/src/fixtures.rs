@@ -1,6 +1,10 @@
 //! The fake user's data: accounts, cash, positions. Shared by every API area so later areas
 //! (transactions, orders, quotes) can build on the same holdings.
 
+use jiff::civil::Date;
+use runtime::emulation::json_number::from_f64;
+use runtime::emulation::{Instrument, Right};
+
 /// Everything the fake serves for its one user (all consumers see the same user).
 #[derive(Debug, Clone)]
 pub struct Fixtures {
@@ -97,20 +101,54 @@ pub struct OptionFixture {
 }
 
 impl OptionFixture {
+    /// The contract on `root` as an instrument (None for an impossible expiry date).
+    pub fn instrument(&self, root: &str) -> Option<Instrument> {
+        let expiry = Date::new(
+            i16::try_from(self.expiry_year).ok()?,
+            i8::try_from(self.expiry_month).ok()?,
+            i8::try_from(self.expiry_day).ok()?,
+        )
+        .ok()?;
+        Some(Instrument::Option {
+            underlying: root.to_string(),
+            expiry,
+            right: if self.call_put == "PUT" {
+                Right::Put
+            } else {
+                Right::Call
+            },
+            strike: from_f64(self.strike_price),
+        })
+    }
+
     /// The OSI key: root padded with `-` to 6, `YYMMDD`, `C|P`, strike × 1000 in 8 digits.
     pub fn osi_key(&self, root: &str) -> String {
-        format!(
-            "{root:-<6}{:02}{:02}{:02}{}{:08}",
-            self.expiry_year % 100,
-            self.expiry_month,
-            self.expiry_day,
-            if self.call_put == "PUT" { 'P' } else { 'C' },
-            (self.strike_price * 1000.0).round() as i64
-        )
+        self.instrument(root)
+            .and_then(|i| i.osi_key())
+            .unwrap_or_default()
     }
 }
 
 impl PositionFixture {
+    /// What the position holds, as the emulation names it.
+    pub fn instrument(&self) -> Instrument {
+        if let Some(i) = self
+            .option
+            .as_ref()
+            .and_then(|o| o.instrument(&self.symbol))
+        {
+            return i;
+        }
+        match self.security_type.as_str() {
+            "MF" | "MMF" => Instrument::Fund {
+                symbol: self.symbol.clone(),
+                money_market: self.security_type == "MMF",
+            },
+            _ => Instrument::Equity {
+                symbol: self.symbol.clone(),
+            },
+        }
+    }
     pub fn multiplier(&self) -> f64 {
         if self.option.is_some() { 100.0 } else { 1.0 }
     }
@@ -138,15 +176,9 @@ impl PositionFixture {
     pub fn display_symbol(&self) -> String {
         match &self.option {
             None => self.symbol.clone(),
-            Some(o) => format!(
-                "{} {} {} '{:02} ${} {}",
-                self.symbol,
-                month_abbrev(o.expiry_month),
-                o.expiry_day,
-                o.expiry_year % 100,
-                trim_float(o.strike_price),
-                if o.call_put == "PUT" { "Put" } else { "Call" }
-            ),
+            Some(o) => o
+                .instrument(&self.symbol)
+                .map_or_else(|| self.symbol.clone(), |i| i.display()),
         }
     }
 }
@@ -191,22 +223,6 @@ pub(crate) fn pct(part: f64, whole: f64) -> f64 {
     } else {
         round(part / whole * 100.0, 4)
     }
-}
-
-fn month_abbrev(m: i32) -> &'static str {
-    const M: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    usize::try_from(m - 1)
-        .ok()
-        .and_then(|i| M.get(i))
-        .copied()
-        .unwrap_or("Jan")
-}
-
-fn trim_float(x: f64) -> String {
-    let s = format!("{x:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -13,6 +13,7 @@
 //!   code 53.
 
 use jiff::civil::date;
+use runtime::emulation::alerts::Alert;
 use runtime::emulation::{
     Action, Instrument, MarketSession, OrderStatus, OrderTerm, OrderType, PriceType, Right,
 };
@@ -450,7 +451,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
     }
 }
 
-pub(crate) struct AlertFx {
+struct AlertFx {
     pub id: i64,
     /// Epoch seconds.
     pub create_time: i64,
@@ -464,7 +465,23 @@ pub(crate) struct AlertFx {
 /// 2026-10-01T14:30:00Z in epoch seconds.
 const S0: i64 = 1_790_865_000;
 
-pub(crate) const ALERTS: &[AlertFx] = &[
+/// The inbox the fake starts with.
+pub(crate) fn alerts() -> Vec<Alert> {
+    ALERTS
+        .iter()
+        .map(|a| Alert {
+            id: a.id,
+            create_time: a.create_time,
+            category: a.category.into(),
+            status: a.status.into(),
+            subject: a.subject.into(),
+            symbol: a.symbol.into(),
+            text: a.text.into(),
+        })
+        .collect()
+}
+
+const ALERTS: &[AlertFx] = &[
     AlertFx {
         id: 1101,
         create_time: S0,

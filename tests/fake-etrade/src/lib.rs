@@ -12,8 +12,11 @@
 //!   `Accept`): accounts list, balance, portfolio (paged by `count`/`pageNumber`, views,
 //!   sorting, totals, lots) and position lots, transactions, quotes, lookup, option chains and
 //!   expiry dates, list orders, alerts list/details; unknown paths → 404 JSON. The router
-//!   table is `src/api/mod.rs`, one module per API area, data in `src/fixtures.rs` and
-//!   `src/fixtures_market.rs`.
+//!   table is `src/api/mod.rs`, one module per API area. This crate is the emulation's HTTP
+//!   door: every answer is written by the runtime's emulation (`runtime::emulation::answers`,
+//!   the alert inbox `runtime::emulation::alerts`, options priced by
+//!   `runtime::emulation::option_model`), the same code the paper broker answers with; the
+//!   fake brings the figures, from its data in `src/fixtures.rs` and `src/fixtures_market.rs`.
 //! * Mutations: order preview / place / cancel / change preview / change place and alert
 //!   delete, on a mutable order book (fixture orders included) with a preview table:
 //!   place needs `PreviewIds:[{"previewId":N}]` of an unused, same-account, identical

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::fixtures::round;
-use crate::fixtures_market::{ALERTS, OrderFx, orders_for};
+use crate::fixtures_market::{OrderFx, orders_for};
 use crate::state::Shared;
 
 /// One leg's progress in the fake's book: how its security is described, how much filled
@@ -272,13 +272,6 @@ impl Shared {
     }
 
     pub fn alert_ids(&self, deleted: bool) -> Vec<i64> {
-        let inner = self.lock();
-        let mut ids: Vec<i64> = ALERTS
-            .iter()
-            .map(|a| a.id)
-            .filter(|id| inner.deleted_alerts.contains_key(id) == deleted)
-            .collect();
-        ids.sort_unstable();
-        ids
+        self.lock().alerts.ids(deleted)
     }
 }

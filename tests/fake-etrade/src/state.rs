@@ -1,10 +1,11 @@
 //! Shared server state: consumers, tokens, nonces, faults, the request log, the fixtures and
-//! what mutations changed (the order book, deleted alerts).
+//! what mutations changed (the order book, the alert inbox).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use jiff::{Timestamp, tz::TimeZone};
+use runtime::emulation::alerts::AlertInbox;
 
 use crate::canned::CannedTable;
 use crate::clock::{FakeClock, lock};
@@ -44,8 +45,8 @@ pub(crate) struct Inner {
     pub fixtures: Fixtures,
     /// Use through [`Inner::book`], which copies in the fixture orders first.
     orders: OrderBook,
-    /// Deleted alert id → when (epoch seconds, fake clock).
-    pub deleted_alerts: HashMap<i64, i64>,
+    /// The alert inbox and what was deleted from it.
+    pub alerts: AlertInbox,
     pub placed_id_location: PlacedIdLocation,
 }
 
@@ -92,7 +93,7 @@ impl Shared {
             rng: Rng::seeded(),
             fixtures: config.fixtures.clone(),
             orders: OrderBook::default(),
-            deleted_alerts: HashMap::new(),
+            alerts: AlertInbox::new(crate::fixtures_market::alerts()),
             placed_id_location: config.placed_id_location,
         };
         Ok(Self {

@@ -3,13 +3,17 @@
 
 use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::PaperError;
-use super::engine::{self, Ctx};
+use super::engine::{self, Ctx, Estimate};
 use super::state::{AccountRec, LegRec, OrderRec, PreviewRec, State};
-use super::wire_json::{self, num};
+use super::wire_json;
 use crate::calendar::phase_at;
+use crate::emulation::NumberStyle;
+use crate::emulation::answers::order_entry::{
+    BuyingPower, EntryAnswer, PlacedId, cancel_response, place_response, preview_response,
+};
 use crate::emulation::cancel_request::cancel_order_id;
 use crate::emulation::entry_rules::{self, EntryRefusal};
 use crate::emulation::order_echo::{disclosure, message};
@@ -39,18 +43,27 @@ fn check_changeable(
     Ok(entry_rules::check_change(old, r)?)
 }
 
-fn bp_details(a: &AccountRec, current: Decimal, reserve: Decimal, impact: Decimal) -> Value {
-    let figures = json!({
-        "currentBp": num(current + reserve),
-        "currentOor": num(reserve),
-        "currentNetBp": num(current),
-        "currentOrderImpact": num(impact),
-        "netBp": num(engine::cents(current - impact)),
-    });
-    if a.margin {
-        json!({"marginable": figures})
-    } else {
-        json!({"settled": figures})
+/// What preview and place answers say around the echoed order.
+fn entry_answer<'a>(
+    a: &'a AccountRec,
+    req: &'a OrderRequest,
+    est: &Estimate,
+    now: Timestamp,
+    message: Value,
+) -> EntryAnswer<'a> {
+    EntryAnswer {
+        order_type: req.order_type.as_str(),
+        total_order_value: est.value,
+        total_commission: est.commission,
+        time_ms: now.as_millisecond(),
+        dst: wire_json::dst(now),
+        account_id: &a.id,
+        option_level_cd: wire_json::option_level(a).1,
+        margin_level_cd: wire_json::margin_level(a),
+        client_order_id: &req.client_order_id,
+        commission_message: true,
+        order: wire_json::echo_order(req, est, &[message]),
+        disclosure: disclosure(req),
     }
 }
 
@@ -93,31 +106,27 @@ pub(super) fn preview_op(
     } else {
         Decimal::ZERO
     };
-    let mut body = json!({
-        "orderType": req.order_type.as_str(),
-        "totalOrderValue": num(est.value),
-        "totalCommission": num(est.commission),
-        "previewTime": now.as_millisecond(),
-        "dstFlag": wire_json::dst(now),
-        "accountId": a.id,
-        "optionLevelCd": wire_json::option_level(&a).1,
-        "marginLevelCd": wire_json::margin_level(&a),
-        "isEmployee": false,
-        "commissionMessage": "",
-        "clientOrderId": req.client_order_id,
-        "Order": [wire_json::echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
-        "PreviewIds": [{"previewId": preview_id, "cashMargin": a.mode()}],
-        "Disclosure": disclosure(&req),
-    });
-    if let Some(m) = body.as_object_mut() {
-        let key = if a.margin {
-            "marginBpDetails"
-        } else {
-            "cashBpDetails"
-        };
-        m.insert(key.into(), bp_details(&a, bp, reserve, impact));
-    }
-    Ok(json!({ "PreviewOrderResponse": body }))
+    let answer = entry_answer(
+        &a,
+        &req,
+        &est,
+        now,
+        message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE),
+    );
+    let bp = BuyingPower {
+        margin: a.margin,
+        current: bp,
+        reserve,
+        order_impact: impact,
+        net: engine::cents(bp - impact),
+    };
+    Ok(preview_response(
+        &answer,
+        preview_id,
+        a.mode(),
+        &bp,
+        NumberStyle::Exact,
+    ))
 }
 
 pub(super) fn place_op(
@@ -229,22 +238,12 @@ pub(super) fn place_op(
     } else {
         codes::PLACED_OUTSIDE_MESSAGE
     };
-    Ok(json!({"PlaceOrderResponse": {
-        "orderType": req.order_type.as_str(),
-        "totalOrderValue": num(est.value),
-        "totalCommission": num(est.commission),
-        "placedTime": now.as_millisecond(),
-        "dstFlag": wire_json::dst(now),
-        "accountId": a.id,
-        "optionLevelCd": wire_json::option_level(&a).1,
-        "marginLevelCd": wire_json::margin_level(&a),
-        "isEmployee": false,
-        "commissionMsg": "",
-        "clientOrderId": req.client_order_id,
-        "Order": [wire_json::echo_order(&req, &est, &[message(codes::PLACED, text)])],
-        "OrderIds": [{"orderId": order_id, "cashMargin": a.mode()}],
-        "Disclosure": disclosure(&req),
-    }}))
+    let answer = entry_answer(&a, &req, &est, now, message(codes::PLACED, text));
+    let placed = PlacedId::OrderIds {
+        order_id,
+        cash_margin: a.mode(),
+    };
+    Ok(place_response(&answer, placed, NumberStyle::Exact))
 }
 
 pub(super) fn cancel_op(
@@ -264,10 +263,5 @@ pub(super) fn cancel_op(
     o.cancel_at = Some(now);
     o.push_event("ORDER_CANCELLED", now);
     s.put_order(o);
-    Ok(json!({"CancelOrderResponse": {
-        "accountId": a.id,
-        "orderId": id,
-        "cancelTime": now.as_millisecond(),
-        "Messages": {"Message": [message(codes::CANCEL_REQUESTED, codes::CANCEL_REQUESTED_MESSAGE)]},
-    }}))
+    Ok(cancel_response(&a.id, id, now.as_millisecond()))
 }

@@ -2,30 +2,29 @@
 //! expiries and a chain of call/put pairs around a strike, in E*TRADE's wire shape.
 
 use jiff::Timestamp;
+use jiff::civil::Date;
 use rust_decimal::Decimal;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::listing::{listed_expirations, strike_window};
-use super::osi::{display_symbol, osi_key, quote_symbol};
 use super::sessions::{effective, previous_trading_day};
-use super::wire::{greeks_json, num};
 use super::{ExpiryType, OptionChainQuery, SimulatedMarket};
 use crate::calendar;
+use crate::emulation::answers::chains::{
+    ChainSide, ChainType, expire_dates, option_chain, option_pair,
+};
 use crate::paper::touch::{CallPut, MarketData, OptionContract};
 
 impl SimulatedMarket {
     /// `GET /v1/market/optionexpiredate` → `{"OptionExpireDateResponse": {"ExpirationDate":
     /// [{year, month, day, expiryType}]}}`; None for an unknown symbol.
     pub fn option_expire_dates_response(&self, symbol: &str, at: Timestamp) -> Option<Value> {
-        let dates: Vec<Value> = self
+        let dates: Vec<(Date, &str)> = self
             .expirations(symbol, at)?
             .into_iter()
-            .map(|(d, kind)| {
-                json!({"year": d.year(), "month": d.month(), "day": d.day(),
-                    "expiryType": kind.as_str()})
-            })
+            .map(|(d, kind)| (d, kind.as_str()))
             .collect();
-        Some(json!({"OptionExpireDateResponse": {"ExpirationDate": dates}}))
+        Some(expire_dates(&dates))
     }
 
     /// `GET /v1/market/optionchains` → `OptionChainResponse` with `OptionPair[]`,
@@ -54,27 +53,17 @@ impl SimulatedMarket {
             strikes.truncate(n);
             strikes.sort();
         }
-        let (calls, puts) = match query
+        let chain_type = query
             .chain_type
             .as_deref()
-            .map(|c| c.trim().to_ascii_uppercase())
-            .as_deref()
-        {
-            Some("CALL") => (true, false),
-            Some("PUT") => (false, true),
-            _ => (true, true),
-        };
-        let pair_type = match (calls, puts) {
-            (true, false) => "CALLONLY",
-            (false, true) => "PUTONLY",
-            _ => "CALLPUT",
-        };
+            .and_then(|c| ChainType::parse(&c.trim().to_ascii_uppercase()))
+            .unwrap_or(ChainType::CallPut);
         let today = calendar::trading_day(at);
         let te = effective(at, false);
         let prev_close = previous_trading_day(calendar::trading_day(te))
             .and_then(calendar::regular_hours)
             .map(|(_, c)| c);
-        let side = |strike: Decimal, call_put: CallPut| -> Option<Value> {
+        let side = |strike: Decimal, call_put: CallPut| -> Option<ChainSide> {
             let c = OptionContract {
                 underlying: p.symbol.clone(),
                 expiration: expiry,
@@ -86,38 +75,37 @@ impl SimulatedMarket {
             let net_change = prev_close
                 .and_then(|pc| Self::option_value(&p, &c, pc))
                 .map_or(Decimal::ZERO, |prev| t.last - prev.touch.last);
-            Some(
-                json!({"optionCategory": "STANDARD", "optionRootSymbol": p.symbol,
-                "timeStamp": te.as_second(), "adjustedFlag": false,
-                "displaySymbol": display_symbol(&c), "optionType": call_put.as_str(),
-                "strikePrice": num(strike), "symbol": p.symbol, "bid": num(t.bid),
-                "ask": num(t.ask), "bidSize": t.bid_size, "askSize": t.ask_size,
-                "inTheMoney": if v.intrinsic(&c) > 0.0 { "y" } else { "n" }, "volume": t.volume,
-                "openInterest": Self::open_interest(&p, &c, today),
-                "netChange": num(net_change), "lastPrice": num(t.last),
-                "quoteDetail": format!("/v1/market/quote/{}", quote_symbol(&c)),
-                "osiKey": osi_key(&c), "OptionGreeks": greeks_json(&v)}),
-            )
+            Some(ChainSide {
+                instrument: c.instrument(),
+                time_stamp: te.as_second(),
+                bid: t.bid,
+                ask: t.ask,
+                bid_size: t.bid_size,
+                ask_size: t.ask_size,
+                in_the_money: v.intrinsic(&c) > 0.0,
+                volume: t.volume,
+                open_interest: Self::open_interest(&p, &c, today),
+                net_change,
+                last: t.last,
+                greeks: v.greeks_json(),
+            })
         };
-        let mut pairs = Vec::new();
-        for k in strikes {
-            let mut pair = Map::new();
-            pair.insert("pairType".into(), json!(pair_type));
-            if calls && let Some(v) = side(k, CallPut::Call) {
-                pair.insert("Call".into(), v);
-            }
-            if puts && let Some(v) = side(k, CallPut::Put) {
-                pair.insert("Put".into(), v);
-            }
-            if pair.len() > 1 {
-                pairs.push(Value::Object(pair));
-            }
-        }
-        Some(
-            json!({"OptionChainResponse": {"OptionPair": pairs, "timeStamp": at.as_second(),
-            "quoteType": "DELAYED", "nearPrice": num(near), "source": self.source(),
-            "SelectedED": {"day": expiry.day(), "month": expiry.month(), "year": expiry.year()}}}),
-        )
+        let pairs: Vec<Value> = strikes
+            .into_iter()
+            .filter_map(|k| {
+                let call = chain_type.calls().then(|| side(k, CallPut::Call)).flatten();
+                let put = chain_type.puts().then(|| side(k, CallPut::Put)).flatten();
+                // Paper's links are relative: the host is whichever E*TRADE the client uses.
+                option_pair(chain_type, call.as_ref(), put.as_ref(), "")
+            })
+            .collect();
+        Some(option_chain(
+            pairs,
+            at.as_second(),
+            near,
+            expiry,
+            Some(self.source()),
+        ))
     }
 }
 
@@ -127,7 +115,6 @@ mod tests {
 
     use super::super::OptionChainQuery;
     use super::super::listing::listed_expirations;
-    use super::super::osi::osi_key;
     use super::super::test_support::{TUE_11, m, ts};
     use crate::calendar;
     use crate::etrade::models::options::{ExpirationDates, OptionChain};
@@ -186,7 +173,10 @@ mod tests {
                 strike: call.strike_price.expect("strike"),
             };
             assert_eq!(call.bid, mk.option(&contract, at).map(|t| t.bid));
-            assert_eq!(call.osi_key.as_deref(), Some(osi_key(&contract).as_str()));
+            assert_eq!(
+                call.osi_key.as_deref(),
+                contract.instrument().osi_key().as_deref()
+            );
         }
         // Weekly, a few strikes near a price, puts only.
         let q = OptionChainQuery {

@@ -1,36 +1,45 @@
 //! `GET /v1/market/lookup/{search}`: symbol lookup by ticker or company-name words.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::SimulatedMarket;
 use super::symbols::KNOWN;
+use crate::emulation::answers::lookup::{LookupEntry, lookup_response, name_matches, search_words};
 
 impl SimulatedMarket {
     /// `GET /v1/market/lookup/{search}` → `{"LookupResponse": {"Data": [...]}}`: the ticker
     /// itself when the search is one, plus the known companies whose name words start with
     /// every word of the search; otherwise an empty list.
     pub fn lookup_response(&self, search: &str) -> Value {
-        let mut data: Vec<Value> = Vec::new();
-        if let Some(p) = self.profile(search) {
-            data.push(json!({"symbol": p.symbol, "description": p.name, "type": p.kind}));
-        }
-        let words: Vec<String> = search
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_ascii_uppercase)
-            .collect();
-        if !words.is_empty() {
-            for k in KNOWN {
-                let hit = words
+        let own = self.profile(search);
+        let words = search_words(search);
+        let simulated: Vec<(&str, String, &str)> = if words.is_empty() {
+            Vec::new()
+        } else {
+            KNOWN
+                .iter()
+                .filter(|k| name_matches(&words, k.name))
+                .map(|k| (k.symbol, format!("{} (SIMULATED)", k.name), k.kind))
+                .collect()
+        };
+        let entries: Vec<LookupEntry<'_>> = own
+            .iter()
+            .map(|p| LookupEntry {
+                symbol: &p.symbol,
+                description: &p.name,
+                kind: p.kind,
+            })
+            .chain(
+                simulated
                     .iter()
-                    .all(|w| k.name.split_whitespace().any(|n| n.starts_with(w.as_str())));
-                if hit && !data.iter().any(|d| d["symbol"] == k.symbol) {
-                    data.push(json!({"symbol": k.symbol,
-                        "description": format!("{} (SIMULATED)", k.name), "type": k.kind}));
-                }
-            }
-        }
-        json!({"LookupResponse": {"Data": data}})
+                    .map(|(symbol, description, kind)| LookupEntry {
+                        symbol,
+                        description,
+                        kind,
+                    }),
+            )
+            .collect();
+        lookup_response(&entries)
     }
 }
 

@@ -9,13 +9,13 @@ use rust_decimal::prelude::ToPrimitive;
 use super::SimulatedMarket;
 use super::listing::{listed_expirations, strike_listed};
 use super::price_path::Profile;
-use super::pricing::{Model, black_scholes, smile};
 use super::rounding::to_f64;
 use super::seeded::{
     T_ASK_SIZE, T_BID_SIZE, T_OPT_OI, T_OPT_VOLUME, day_key, hash, minute_key, unit,
 };
 use super::sessions::{YEAR_SECS, effective, secs, volume_fraction};
 use crate::calendar;
+use crate::emulation::option_model::{self, Model, black_scholes, smile};
 use crate::paper::touch::{CallPut, OptionContract, Touch};
 
 /// An option valued at an effective instant.
@@ -29,6 +29,11 @@ pub(super) struct OptionValue {
 }
 
 impl OptionValue {
+    /// The `OptionGreeks` block of quotes and chains.
+    pub(super) fn greeks_json(&self) -> serde_json::Value {
+        option_model::greeks_json(&self.model, self.iv)
+    }
+
     pub(super) fn intrinsic(&self, c: &OptionContract) -> f64 {
         let k = to_f64(c.strike);
         match c.call_put {
@@ -51,7 +56,7 @@ impl SimulatedMarket {
         let k = to_f64(c.strike);
         let t = ((secs(expiry_close) - secs(te)) / YEAR_SECS).max(0.0);
         let iv = smile(p.iv, s, k);
-        let model = black_scholes(c.call_put, s, k, t, iv);
+        let model = black_scholes(c.call_put.into(), s, k, t, iv);
         let theo = model.price.max(0.0);
         // Ticks in cents: 1 below $3, 5 above.
         let tick: i64 = if theo < 3.0 { 1 } else { 5 };
@@ -139,12 +144,60 @@ impl SimulatedMarket {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rounding::{round_dec, to_f64};
+    use super::super::sessions::{YEAR_SECS, secs};
     use super::super::test_support::{TUE_11, contract, m, ts};
-    use crate::paper::touch::{CallPut, MarketData, OptionContract};
+    use crate::calendar;
+    use crate::emulation::option_model::RATE;
+    use crate::paper::touch::{CallPut, MarketData, OptionContract, Touch};
     use jiff::Timestamp;
     use jiff::civil::date;
     use proptest::prelude::*;
     use rust_decimal::Decimal;
+
+    #[test]
+    fn parity_and_greeks() {
+        let mk = m();
+        let at = ts(TUE_11);
+        for (sym, exp) in [
+            ("AAPL", date(2026, 3, 20)),
+            ("IBM", date(2026, 6, 18)),
+            ("QRS", date(2026, 4, 17)),
+        ] {
+            let s = to_f64(mk.underlying_price(sym, at).expect("u"));
+            let strikes = mk.strikes_near(sym, round_dec(s, 2)).expect("strikes");
+            for k in strikes {
+                let (_, call) = mk
+                    .option_at(&contract(sym, exp, CallPut::Call, &k.to_string()), at)
+                    .expect("call");
+                let (_, put) = mk
+                    .option_at(&contract(sym, exp, CallPut::Put, &k.to_string()), at)
+                    .expect("put");
+                let kf = to_f64(k);
+                let close = calendar::regular_hours(exp).expect("trading day").1;
+                let t = (secs(close) - secs(call.te)) / YEAR_SECS;
+                let forward = call.s - kf * (-RATE * t).exp();
+                let diff = call.model.price - put.model.price - forward;
+                assert!(diff.abs() < 1e-6, "{sym} {k}: parity off by {diff}");
+                // Quoted mids within their spreads of parity.
+                let mid = |t: &Touch| to_f64(t.bid + t.ask) / 2.0;
+                let slack = to_f64(call.touch.ask - call.touch.bid + put.touch.ask - put.touch.bid);
+                assert!(
+                    (mid(&call.touch) - mid(&put.touch) - forward).abs() <= slack + 0.02,
+                    "{sym} {k}"
+                );
+                assert!((0.0..=1.0).contains(&call.model.delta));
+                assert!((-1.0..=0.0).contains(&put.model.delta));
+                assert!(call.model.gamma >= 0.0 && call.model.vega >= 0.0);
+                assert!(call.model.theta <= 0.0);
+                if (kf / s).ln().abs() < 0.1 {
+                    assert!(call.model.delta > 0.0 && call.model.delta < 1.0);
+                    assert!(call.model.rho > 0.0 && put.model.rho < 0.0);
+                }
+                assert!(call.iv >= 0.05 && call.iv <= 3.0);
+            }
+        }
+    }
 
     #[test]
     fn unlisted_contracts() {

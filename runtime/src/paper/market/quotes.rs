@@ -3,46 +3,24 @@
 
 use jiff::Timestamp;
 use rust_decimal::Decimal;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::SimulatedMarket;
-use super::osi::{display_symbol, osi_key, parse_option_symbol};
+use super::osi::parse_option_symbol;
 use super::rounding::{money, round_dec};
 use super::sessions::{DAY_SECS, secs};
-use super::wire::{greeks_json, num};
 use crate::calendar::{self, SessionPhase};
+use crate::emulation::Instrument;
+use crate::emulation::answers::quotes::{
+    DetailFlag, EquityQuote, ExtendedHours, OptionQuote, QuoteHeader, bad_symbol, equity_quote,
+    option_quote, quote_response,
+};
 use crate::paper::touch::{MarketData, OptionContract};
 
-enum DetailFlag {
-    All,
-    Fundamental,
-    Intraday,
-    Options,
-    Week52,
-}
-
-impl DetailFlag {
-    fn parse(flag: Option<&str>) -> DetailFlag {
-        match flag.map(|f| f.trim().to_ascii_uppercase()).as_deref() {
-            Some("FUNDAMENTAL") => DetailFlag::Fundamental,
-            Some("INTRADAY") => DetailFlag::Intraday,
-            Some("OPTIONS") => DetailFlag::Options,
-            Some("WEEK_52") => DetailFlag::Week52,
-            // ALL, MF_DETAIL (no mutual funds here) and anything else.
-            _ => DetailFlag::All,
-        }
-    }
-}
-
-fn bad_symbol(symbol: &str) -> Value {
-    json!({"description": format!("{} is not a valid symbol.", symbol.trim().to_ascii_uppercase()),
-        "code": 1019, "type": "WARNING"})
-}
-
-fn merge(into: &mut Value, part: Value) {
-    if let (Value::Object(o), Value::Object(p)) = (into, part) {
-        o.extend(p);
-    }
+fn parse_flag(flag: Option<&str>) -> DetailFlag {
+    // MF_DETAIL (no funds here) and anything unknown answer with the ALL block.
+    flag.and_then(|f| DetailFlag::parse(&f.trim().to_ascii_uppercase()))
+        .unwrap_or(DetailFlag::All)
 }
 
 impl SimulatedMarket {
@@ -56,7 +34,7 @@ impl SimulatedMarket {
         detail_flag: Option<&str>,
         at: Timestamp,
     ) -> Value {
-        let flag = DetailFlag::parse(detail_flag);
+        let flag = parse_flag(detail_flag);
         let mut data = Vec::new();
         let mut messages = Vec::new();
         for symbol in symbols
@@ -66,49 +44,34 @@ impl SimulatedMarket {
             .filter(|s| !s.is_empty())
         {
             let quote = if symbol.contains(':') {
-                parse_option_symbol(symbol).and_then(|c| self.option_quote(&c, &flag, at))
+                parse_option_symbol(symbol).and_then(|c| self.option_quote(&c, flag, at))
             } else {
-                self.equity_quote(symbol, &flag, at)
+                self.equity_quote(symbol, flag, at)
             };
             match quote {
                 Some(q) => data.push(q),
                 None => messages.push(bad_symbol(symbol)),
             }
         }
-        let mut body = Map::new();
-        body.insert("QuoteData".into(), Value::Array(data));
-        if !messages.is_empty() {
-            body.insert("Messages".into(), json!({ "Message": messages }));
-        }
-        json!({ "QuoteResponse": body })
+        quote_response(data, messages)
     }
 
-    fn quote_header(&self, at: Timestamp, product: Value, block: (&str, Value)) -> Value {
+    fn header(&self, at: Timestamp) -> QuoteHeader<'static> {
         let zoned = at.to_zoned_datetime(calendar::time_zone().clone());
-        let zone = zoned.strftime("%Z").to_string();
-        let ah = matches!(
-            calendar::phase_at(at),
-            SessionPhase::PreMarket | SessionPhase::AfterHours
-        );
-        let mut m = Map::new();
-        m.insert(
-            "dateTime".into(),
-            json!(zoned.strftime("%H:%M:%S %Z %m-%d-%Y").to_string()),
-        );
-        m.insert("dateTimeUTC".into(), json!(at.as_second()));
-        m.insert("quoteStatus".into(), json!("DELAYED"));
-        m.insert("ahFlag".into(), json!(if ah { "true" } else { "false" }));
-        m.insert("hasMiniOptions".into(), json!(false));
-        m.insert("timeZone".into(), json!(zone));
-        m.insert("dstFlag".into(), json!(zone.ends_with("DT")));
-        // Says where the numbers come from (the runtime's Quote model does not read it).
-        m.insert("source".into(), json!(self.source()));
-        m.insert(block.0.into(), block.1);
-        m.insert("Product".into(), product);
-        Value::Object(m)
+        QuoteHeader {
+            date_time: zoned.strftime("%H:%M:%S %Z %m-%d-%Y").to_string(),
+            date_time_utc: at.as_second(),
+            after_hours: matches!(
+                calendar::phase_at(at),
+                SessionPhase::PreMarket | SessionPhase::AfterHours
+            ),
+            time_zone: Some(zoned.strftime("%Z").to_string()),
+            // Says where the numbers come from (the runtime's Quote model does not read it).
+            source: Some(self.source()),
+        }
     }
 
-    fn equity_quote(&self, symbol: &str, flag: &DetailFlag, at: Timestamp) -> Option<Value> {
+    fn equity_quote(&self, symbol: &str, flag: DetailFlag, at: Timestamp) -> Option<Value> {
         let p = self.profile(symbol)?;
         let q = Self::equity_snapshot(&p, at);
         let t = &q.touch;
@@ -142,94 +105,81 @@ impl SimulatedMarket {
                 ((t.last - ago) / ago * Decimal::from(100)).round_dp(2)
             }
         };
-        let block = match flag {
-            DetailFlag::Fundamental => (
-                "Fundamental",
-                json!({"companyName": name, "eps": num(eps), "estEarnings": num(money(p.eps * 1.08)),
-                    "high52": num(q.high52.0), "lastTrade": num(t.last), "low52": num(q.low52.0),
-                    "symbolDescription": name}),
+        let (eh_change, eh_pct) = match q.regular_close {
+            Some(c) if !c.is_zero() => (
+                t.last - c,
+                ((t.last - c) / c * Decimal::from(100)).round_dp(2),
             ),
-            DetailFlag::Intraday => (
-                "Intraday",
-                json!({"ask": num(t.ask), "bid": num(t.bid), "changeClose": num(change),
-                    "changeClosePercentage": num(change_pct), "companyName": name,
-                    "high": num(q.high), "lastTrade": num(t.last), "low": num(q.low),
-                    "totalVolume": t.volume}),
-            ),
-            DetailFlag::Options => (
-                "Option",
-                json!({"ask": num(t.ask), "askSize": t.ask_size, "bid": num(t.bid),
-                    "bidSize": t.bid_size, "companyName": name, "daysToExpiration": 0,
-                    "lastTrade": num(t.last), "openInterest": 0, "optionPreviousBidPrice": 0,
-                    "optionPreviousAskPrice": 0, "osiKey": "", "intrinsicValue": 0,
-                    "timePremium": 0, "optionMultiplier": 0, "contractSize": 0,
-                    "symbolDescription": name}),
-            ),
-            DetailFlag::Week52 => (
-                "Week52",
-                json!({"companyName": name, "high52": num(q.high52.0), "lastTrade": num(t.last),
-                    "low52": num(q.low52.0), "perf12Months": num(perf12),
-                    "previousClose": num(q.previous_close), "symbolDescription": name,
-                    "totalVolume": t.volume}),
-            ),
-            DetailFlag::All => {
-                let mut all = json!({"adjustedFlag": false, "annualDividend": 0, "ask": num(t.ask),
-                    "askExchange": "Q", "askSize": t.ask_size, "askTime": te_text,
-                    "bid": num(t.bid), "bidExchange": "Q", "bidSize": t.bid_size,
-                    "bidTime": te_text, "changeClose": num(change),
-                    "changeClosePercentage": num(change_pct), "companyName": name,
-                    "daysToExpiration": 0,
-                    "dirLast": if change >= Decimal::ZERO { "1" } else { "2" },
-                    "dividend": 0, "eps": num(eps), "estEarnings": num(money(p.eps * 1.08)),
-                    "exDividendDate": 0, "exchgLastTrade": p.exchange, "fsi": "",
-                    "high": num(q.high), "high52": num(q.high52.0), "highAsk": num(q.high),
-                    "highBid": num(q.high), "lastTrade": num(t.last), "low": num(q.low),
-                    "low52": num(q.low52.0), "lowAsk": num(q.low), "lowBid": num(q.low)});
-                merge(
-                    &mut all,
-                    json!({"numberOfTrades": t.volume / 150, "open": num(q.open), "openInterest": 0,
-                    "optionStyle": "", "optionUnderlier": "",
-                    "previousClose": num(q.previous_close),
-                    "previousDayVolume": q.previous_day_volume, "primaryExchange": p.exchange,
-                    "symbolDescription": name,
-                    "todayClose": num(q.regular_close.unwrap_or(Decimal::ZERO)),
-                    "totalVolume": t.volume, "upc": 0,
-                    "volume10Day": p.daily_volume.round() as u64, "cashDeliverable": 0,
-                    "marketCap": num((t.last * shares).round_dp(2)), "sharesOutstanding": p.shares,
-                    "beta": num(round_dec(p.beta, 2)), "yield": 0, "declaredDividend": 0,
-                    "dividendPayableDate": 0, "pe": num(pe)}),
-                );
-                let (eh_change, eh_pct) = match q.regular_close {
-                    Some(c) if !c.is_zero() => (
-                        t.last - c,
-                        ((t.last - c) / c * Decimal::from(100)).round_dp(2),
-                    ),
-                    _ => (Decimal::ZERO, Decimal::ZERO),
-                };
-                let eh_status = match calendar::phase_at(at) {
-                    SessionPhase::PreMarket | SessionPhase::AfterHours => "EH_REALTIME",
-                    _ => "EH_CLOSED",
-                };
-                merge(
-                    &mut all,
-                    json!({"marketCloseBidSize": 0, "marketCloseAskSize": 0,
-                    "marketCloseVolume": 0, "week52LowDate": q.low52.1,
-                    "week52HiDate": q.high52.1, "intrinsicValue": 0, "timePremium": 0,
-                    "optionMultiplier": 0, "contractSize": 0, "expirationDate": 0,
-                    "timeOfLastTrade": te_s, "averageVolume": p.daily_volume.round() as u64,
-                    "ExtendedHourQuoteDetail": {"lastPrice": num(t.last), "change": num(eh_change),
-                        "percentChange": num(eh_pct), "bid": num(t.bid), "bidSize": t.bid_size,
-                        "ask": num(t.ask), "askSize": t.ask_size, "volume": t.volume,
-                        "timeOfLastTrade": te_s, "timeZone": "", "quoteStatus": eh_status}}),
-                );
-                ("All", all)
-            }
+            _ => (Decimal::ZERO, Decimal::ZERO),
         };
-        let product = json!({"symbol": p.symbol, "securityType": "EQ"});
-        Some(self.quote_header(at, product, block))
+        let eh_status = match calendar::phase_at(at) {
+            SessionPhase::PreMarket | SessionPhase::AfterHours => "EH_REALTIME",
+            _ => "EH_CLOSED",
+        };
+        let quote = EquityQuote {
+            instrument: Instrument::Equity {
+                symbol: p.symbol.clone(),
+            },
+            name,
+            exchange: p.exchange.to_string(),
+            last: t.last,
+            bid: t.bid,
+            ask: t.ask,
+            bid_size: t.bid_size,
+            ask_size: t.ask_size,
+            bid_exchange: "Q",
+            quote_time: te_text,
+            change,
+            change_pct,
+            volume: t.volume,
+            open: q.open,
+            high: q.high,
+            low: q.low,
+            high_ask: q.high,
+            high_bid: q.high,
+            low_ask: q.low,
+            low_bid: q.low,
+            previous_close: q.previous_close,
+            previous_day_volume: q.previous_day_volume,
+            today_close: q.regular_close.unwrap_or(Decimal::ZERO),
+            high52: q.high52.0,
+            low52: q.low52.0,
+            week52_low_date: q.low52.1,
+            week52_hi_date: q.high52.1,
+            perf_12_months: perf12,
+            eps,
+            est_earnings: money(p.eps * 1.08),
+            pe,
+            dividend: Decimal::ZERO,
+            annual_dividend: Decimal::ZERO,
+            yield_pct: Decimal::ZERO,
+            declared_dividend: Decimal::ZERO,
+            ex_dividend_date: 0,
+            dividend_payable_date: 0,
+            market_cap: (t.last * shares).round_dp(2),
+            shares_outstanding: p.shares,
+            beta: round_dec(p.beta, 2),
+            number_of_trades: t.volume / 150,
+            volume_10_day: p.daily_volume.round() as u64,
+            average_volume: p.daily_volume.round() as u64,
+            time_of_last_trade: te_s,
+            extended: ExtendedHours {
+                last: t.last,
+                change: eh_change,
+                percent_change: eh_pct,
+                bid_size: t.bid_size,
+                ask_size: t.ask_size,
+                volume: t.volume,
+                time_of_last_trade: te_s,
+                status: eh_status,
+            },
+            next_earning_date: None,
+            fund: None,
+        };
+        Some(equity_quote(&quote, flag, &self.header(at)))
     }
 
-    fn option_quote(&self, c: &OptionContract, flag: &DetailFlag, at: Timestamp) -> Option<Value> {
+    fn option_quote(&self, c: &OptionContract, flag: DetailFlag, at: Timestamp) -> Option<Value> {
         let (p, v) = self.option_at(c, at)?;
         let c = OptionContract {
             underlying: p.symbol.clone(),
@@ -239,44 +189,32 @@ impl SimulatedMarket {
         let t = &v.touch;
         let today = calendar::trading_day(at);
         let days = i64::from((c.expiration - today).get_days());
-        let desc = format!("{} (SIMULATED)", display_symbol(&c));
+        let desc = format!("{} (SIMULATED)", c.instrument().display());
         let intrinsic = money(v.intrinsic(&c));
         let premium = (t.last - intrinsic).max(Decimal::ZERO);
         let oi = Self::open_interest(&p, &c, today);
         let expiry_s = calendar::regular_hours(c.expiration).map_or(0, |(_, e)| e.as_second());
-        let block = if matches!(flag, DetailFlag::Options) {
-            (
-                "Option",
-                json!({"ask": num(t.ask), "askSize": t.ask_size, "bid": num(t.bid),
-                    "bidSize": t.bid_size, "companyName": p.name, "daysToExpiration": days,
-                    "lastTrade": num(t.last), "openInterest": oi,
-                    "optionPreviousBidPrice": num(t.bid), "optionPreviousAskPrice": num(t.ask),
-                    "osiKey": osi_key(&c), "intrinsicValue": num(intrinsic),
-                    "timePremium": num(premium), "optionMultiplier": 100, "contractSize": 100,
-                    "symbolDescription": desc, "OptionGreeks": greeks_json(&v)}),
-            )
-        } else {
-            (
-                "All",
-                json!({"adjustedFlag": false, "ask": num(t.ask), "askSize": t.ask_size,
-                    "bid": num(t.bid), "bidSize": t.bid_size, "companyName": p.name,
-                    "daysToExpiration": days, "lastTrade": num(t.last), "openInterest": oi,
-                    "optionStyle": "AMERICAN", "optionUnderlier": p.symbol,
-                    "symbolDescription": desc, "totalVolume": t.volume,
-                    "intrinsicValue": num(intrinsic), "timePremium": num(premium),
-                    "optionMultiplier": 100, "contractSize": 100, "expirationDate": expiry_s,
-                    "timeOfLastTrade": v.te.as_second(),
-                    "OptionDeliverableList": [{"rootSymbol": p.symbol,
-                        "deliverableSymbol": p.symbol, "deliverableTypeCode": "EQUITY",
-                        "deliverableExchangeCode": p.exchange, "deliverableStrikePercent": 100,
-                        "deliverableCILShares": 0, "deliverableWholeShares": 100}]}),
-            )
+        let quote = OptionQuote {
+            instrument: c.instrument(),
+            company_name: p.name.clone(),
+            description: desc,
+            exchange: p.exchange.to_string(),
+            last: t.last,
+            bid: t.bid,
+            ask: t.ask,
+            bid_size: t.bid_size,
+            ask_size: t.ask_size,
+            previous_close: None,
+            days_to_expiration: days,
+            open_interest: oi,
+            total_volume: t.volume,
+            intrinsic_value: intrinsic,
+            time_premium: premium,
+            expiration_date: expiry_s,
+            time_of_last_trade: v.te.as_second(),
+            greeks: v.greeks_json(),
         };
-        let product = json!({"symbol": p.symbol, "securityType": "OPTN",
-            "callPut": c.call_put.as_str(), "expiryYear": c.expiration.year(),
-            "expiryMonth": c.expiration.month(), "expiryDay": c.expiration.day(),
-            "strikePrice": num(c.strike)});
-        Some(self.quote_header(at, product, block))
+        Some(option_quote(&quote, flag, &self.header(at)))
     }
 }
 

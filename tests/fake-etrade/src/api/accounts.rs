@@ -1,49 +1,57 @@
 //! Accounts: list, balance, portfolio (paged), position lots, transactions (paged by
 //! marker, filtered by date) and transaction details.
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use runtime::emulation::codes;
+use runtime::emulation::answers::Style;
+use runtime::emulation::answers::accounts::{AccountEntry, account_list};
+use runtime::emulation::answers::balance::{BalanceFigures, RealTimeValues};
+use runtime::emulation::answers::portfolio::{
+    LotFigures, PortfolioPage, PortfolioTotals, PositionFigures, PositionGreeks, QuoteExtras,
+};
+use runtime::emulation::answers::transactions::{
+    TransactionEntry, transaction_details as details_answer, transaction_page,
+};
+use runtime::emulation::json_number::from_f64;
 use runtime::emulation::query_params::{self, PORTFOLIO_SORT_KEYS, PORTFOLIO_VIEWS};
+use runtime::emulation::{Instrument, NumberStyle, answers, codes};
 use runtime::etrade::oauth;
-use serde_json::{Map, Value, json};
+use rust_decimal::Decimal;
 
+use crate::api::bool_param;
 use crate::fixtures::{AccountFixture, PositionFixture, TransactionFixture, pct, round};
 use crate::responses::{self, api_error, invalid_param, no_content, ok_json, param_refusal};
 use crate::state::Shared;
 
 type Params = Query<HashMap<String, String>>;
 
-fn account_json(a: &AccountFixture) -> Value {
-    json!({
-        "accountId": a.account_id,
-        "accountIdKey": a.account_id_key,
-        "accountMode": a.account_mode,
-        "accountDesc": a.account_desc,
-        "accountName": a.account_name,
-        "accountType": a.account_type,
-        "institutionType": a.institution_type,
-        "accountStatus": a.account_status,
-        "closedDate": a.closed_date,
-        "instNo": a.inst_no,
-        "shareWorksAccount": false,
-        "fcManagedMssbClosedAccount": false,
-    })
+fn entry(a: &AccountFixture) -> AccountEntry<'_> {
+    AccountEntry {
+        id: &a.account_id,
+        key: &a.account_id_key,
+        mode: &a.account_mode,
+        desc: &a.account_desc,
+        name: &a.account_name,
+        account_type: &a.account_type,
+        institution_type: &a.institution_type,
+        status: &a.account_status,
+        closed_date: a.closed_date,
+        inst_no: a.inst_no,
+    }
 }
 
 /// `GET /v1/accounts/list`
 pub(crate) async fn list(State(s): State<Arc<Shared>>) -> Response {
     let inner = s.lock();
-    if inner.fixtures.accounts.is_empty() {
-        return no_content();
+    let entries: Vec<AccountEntry<'_>> = inner.fixtures.accounts.iter().map(entry).collect();
+    match account_list(&entries) {
+        Some(body) => ok_json(&body),
+        None => no_content(),
     }
-    let accounts: Vec<Value> = inner.fixtures.accounts.iter().map(account_json).collect();
-    ok_json(&json!({"AccountListResponse": {"Accounts": {"Account": accounts}}}))
 }
 
 fn unknown_account() -> Response {
@@ -52,15 +60,6 @@ fn unknown_account() -> Response {
         codes::ACCOUNT_KEY,
         codes::ACCOUNT_KEY_MESSAGE,
     )
-}
-
-fn bool_param(q: &HashMap<String, String>, name: &str) -> Result<bool, Response> {
-    match q.get(name).map(|v| v.to_ascii_lowercase()) {
-        None => Ok(false),
-        Some(v) if v == "true" => Ok(true),
-        Some(v) if v == "false" => Ok(false),
-        Some(_) => Err(invalid_param(name)),
-    }
 }
 
 /// `GET /v1/accounts/{key}/balance?instType=BROKERAGE&realTimeNAV=true`
@@ -84,7 +83,7 @@ pub(crate) async fn balance(
             );
         }
     }
-    let real_time = match bool_param(&q, "realTimeNAV") {
+    let real_time = match bool_param(&q, "realTimeNAV", false) {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -99,89 +98,44 @@ pub(crate) async fn balance(
     } else {
         0.0
     };
-    let mut computed = json!({
-        "cashAvailableForInvestment": cash,
-        "cashAvailableForWithdrawal": cash,
-        "totalAvailableForWithdrawal": cash,
-        "netCash": cash,
-        "cashBalance": cash,
-        "settledCashForInvestment": cash,
-        "unSettledCashForInvestment": 0,
-        "fundsWithheldFromPurchasePower": 0,
-        "fundsWithheldFromWithdrawal": 0,
-        "marginBuyingPower": margin_bp,
-        "cashBuyingPower": cash,
-        "dtMarginBuyingPower": if margin { round(cash * 4.0, 2) } else { 0.0 },
-        "dtCashBuyingPower": 0,
-        "marginBalance": 0,
-        "shortAdjustBalance": short.abs(),
-        "regtEquity": if margin { equity } else { 0.0 },
-        "regtEquityPercent": if margin && long > 0.0 { pct(equity, long) } else { 0.0 },
-        "accountBalance": cash,
-        "OpenCalls": {"minEquityCall": 0, "fedCall": 0, "cashCall": 0, "houseCall": 0},
-    });
-    if real_time && let Some(obj) = computed.as_object_mut() {
-        obj.insert(
-            "RealTimeValues".into(),
-            json!({
-                "totalAccountValue": equity,
-                "netMv": net_mv,
-                "netMvLong": long,
-                "netMvShort": short,
-                "totalLongValue": long,
-            }),
-        );
-    }
-    let mut body = json!({
-        "accountId": a.account_id,
-        "institutionType": a.institution_type,
-        "asOfDate": now_ms,
-        "accountType": a.account_type,
-        "optionLevel": a.option_level,
-        "accountDescription": a.account_desc,
-        "quoteMode": 6,
-        "dayTraderStatus": a.day_trader_status,
-        "accountMode": a.account_mode,
-        "accountDesc": a.account_desc,
-        "Cash": {"fundsForOpenOrdersCash": 0, "moneyMktBalance": a.money_market_balance},
-        "Computed": computed,
-    });
-    if margin && let Some(obj) = body.as_object_mut() {
-        obj.insert(
-            "Margin".into(),
-            json!({"dtCashOpenOrderReserve": 0, "dtMarginOpenOrderReserve": 0}),
-        );
-    }
-    ok_json(&json!({ "BalanceResponse": body }))
+    let d = from_f64;
+    let figures = BalanceFigures {
+        account_id: &a.account_id,
+        institution_type: &a.institution_type,
+        account_type: &a.account_type,
+        account_desc: &a.account_desc,
+        account_mode: &a.account_mode,
+        option_level: &a.option_level,
+        day_trader_status: &a.day_trader_status,
+        as_of_ms: now_ms,
+        open_order_reserve: Decimal::ZERO,
+        money_market: d(a.money_market_balance),
+        cash_balance: d(cash),
+        cash_for_withdrawal: d(cash),
+        cash_buying_power: d(cash),
+        margin_buying_power: d(margin_bp),
+        dt_margin_buying_power: d(if margin { round(cash * 4.0, 2) } else { 0.0 }),
+        margin_balance: Decimal::ZERO,
+        short_adjust_balance: d(short.abs()),
+        regt_equity: d(if margin { equity } else { 0.0 }),
+        regt_equity_percent: d(if margin && long > 0.0 {
+            pct(equity, long)
+        } else {
+            0.0
+        }),
+        margin,
+        real_time: real_time.then(|| RealTimeValues {
+            total_account_value: d(equity),
+            net_mv: d(net_mv),
+            net_mv_long: d(long),
+            net_mv_short: d(short),
+        }),
+    };
+    ok_json(&answers::balance::balance(&figures, NumberStyle::Float))
 }
 
 /// The largest `count` the fake serves (etrade-cli found 65535 accepted); above → 500.
 const MAX_PORTFOLIO_COUNT: usize = 65535;
-
-fn compare(sort_by: &str, a: &PositionFixture, b: &PositionFixture) -> Ordering {
-    let num = |f: fn(&PositionFixture) -> f64| f(a).total_cmp(&f(b));
-    match sort_by {
-        "SYMBOL" | "DISPLAY_SYMBOL" => a.display_symbol().cmp(&b.display_symbol()),
-        "SYMBOL_DESC" => a.symbol_description.cmp(&b.symbol_description),
-        "TYPE_NAME" | "TYPE_CODE" => a.security_type.cmp(&b.security_type),
-        "QUANTITY" => num(|p| p.quantity),
-        "DATE_ACQUIRED" => a.date_acquired.cmp(&b.date_acquired),
-        "PRICEPAID" | "COST_PERSHARE" => num(|p| p.price_paid),
-        "TOTAL_GAIN" => num(PositionFixture::total_gain),
-        "TOTAL_GAIN_PCT" => num(|p| pct(p.total_gain(), p.total_cost())),
-        "MARKET_VALUE" | "PCT_OF_PORTFOLIO" => num(PositionFixture::market_value),
-        "TOTAL_COST" => num(PositionFixture::total_cost),
-        "PRICE_CHANGE" => num(PositionFixture::change),
-        "PRICE_CHANGE_PCT" => num(PositionFixture::change_pct),
-        "DAYS_GAIN" => num(PositionFixture::days_gain),
-        "DAYS_GAIN_PCT" => num(PositionFixture::change_pct),
-        "LAST_TRADE" => num(|p| p.last_trade),
-        "PREV_CLOSE" => num(|p| p.previous_close),
-        "VOLUME" => a.volume.cmp(&b.volume),
-        "COMMISSION" => num(|p| p.commissions),
-        _ => Ordering::Equal,
-    }
-}
 
 struct PortfolioQuery {
     count: usize,
@@ -227,276 +181,122 @@ fn portfolio_query(q: &HashMap<String, String>) -> Result<PortfolioQuery, Respon
         page,
         sort_by,
         descending,
-        totals: bool_param(q, "totalsRequired")?,
-        lots: bool_param(q, "lotsRequired")?,
+        totals: bool_param(q, "totalsRequired", false)?,
+        lots: bool_param(q, "lotsRequired", false)?,
         view,
     })
 }
 
-fn product_json(p: &PositionFixture) -> Value {
-    match &p.option {
-        None => json!({
-            "symbol": p.symbol,
-            "securityType": p.security_type,
-            "expiryYear": 0,
-            "expiryMonth": 0,
-            "expiryDay": 0,
-            "strikePrice": 0,
-            "productId": {"symbol": p.symbol, "typeCode": "EQUITY"},
-        }),
-        Some(o) => json!({
-            "symbol": p.symbol,
-            "securityType": "OPTN",
-            "callPut": o.call_put,
-            "expiryYear": o.expiry_year,
-            "expiryMonth": o.expiry_month,
-            "expiryDay": o.expiry_day,
-            "strikePrice": o.strike_price,
-            "expiryType": "MONTHLY",
-            "productId": {"symbol": o.osi_key(&p.symbol), "typeCode": "OPTION"},
-        }),
-    }
-}
-
-fn quote_symbol(p: &PositionFixture) -> String {
-    match &p.option {
-        None => p.symbol.clone(),
-        Some(o) => format!(
-            "{}:{}:{}:{}:{}:{:.6}",
-            p.symbol, o.expiry_year, o.expiry_month, o.expiry_day, o.call_put, o.strike_price
-        ),
-    }
-}
-
-fn lot_json(p: &PositionFixture, now_s: i64) -> Value {
+fn lot_figures(p: &PositionFixture, now_s: i64) -> LotFigures {
+    let d = from_f64;
     let qty = p.quantity;
-    json!({
-        "positionId": p.position_id,
-        "positionLotId": p.position_id * 100 + 1,
-        "price": p.price_paid,
-        "termCode": if now_s * 1000 - p.date_acquired > 365 * 86_400_000 { 1 } else { 0 },
-        "daysGain": p.days_gain(),
-        "daysGainPct": p.change_pct(),
-        "marketValue": p.market_value(),
-        "totalCost": p.total_cost(),
-        "totalCostForGainPct": p.total_cost(),
-        "totalGain": p.total_gain(),
-        "lotSourceCode": 0,
-        "originalQty": qty,
-        "remainingQty": qty,
-        "availableQty": qty,
-        "orderNo": 0,
-        "legNo": 0,
-        "acquiredDate": p.date_acquired,
-        "locationCode": 0,
-        "exchangeRate": 1,
-        "settlementCurrency": "USD",
-        "paymentCurrency": "USD",
-        "adjPrice": p.price_paid,
-        "commPerShare": if qty == 0.0 { 0.0 } else { round(p.commissions / qty.abs(), 4) },
-        "feesPerShare": 0,
-        "premiumAdj": 0,
-        "shortType": if qty < 0.0 { 1 } else { 0 },
+    LotFigures {
+        position_id: p.position_id,
+        lot_id: p.position_id * 100 + 1,
+        price: d(p.price_paid),
+        long_term: now_s * 1000 - p.date_acquired > 365 * 86_400_000,
+        days_gain: d(p.days_gain()),
+        days_gain_pct: d(p.change_pct()),
+        market_value: d(p.market_value()),
+        total_cost: d(p.total_cost()),
+        total_cost_for_gain_pct: d(p.total_cost()),
+        total_gain: d(p.total_gain()),
+        original_qty: d(qty),
+        remaining_qty: d(qty),
+        order_no: 0,
+        leg_no: 0,
+        acquired_ms: p.date_acquired,
+        comm_per_share: d(if qty == 0.0 {
+            0.0
+        } else {
+            round(p.commissions / qty.abs(), 4)
+        }),
+    }
+}
+
+/// An option's COMPLETE view also carries greeks. The delta is a fixed figure by moneyness
+/// (in the money ±0.65, out ±0.35): tests need a delta, not a model.
+fn greeks(p: &PositionFixture) -> Option<PositionGreeks> {
+    let o = p.option.as_ref()?;
+    let call = o.call_put == "CALL";
+    let in_the_money = if call {
+        o.underlier_price > o.strike_price
+    } else {
+        o.underlier_price < o.strike_price
+    };
+    let size = if in_the_money { 0.65 } else { 0.35 };
+    Some(PositionGreeks {
+        delta: from_f64(if call { size } else { -size }),
+        gamma: from_f64(0.02),
+        theta: from_f64(-0.05),
+        vega: from_f64(0.11),
+        rho: None,
+        iv_pct: from_f64(27.5),
     })
 }
 
-/// An option's COMPLETE view also carries greeks and the multiplier. The delta is a fixed
-/// figure by moneyness (in the money ±0.65, out ±0.35): tests need a delta, not a model.
-fn with_greeks(p: &PositionFixture, mut view: Value) -> Value {
-    if let Some(o) = &p.option {
-        let call = o.call_put == "CALL";
-        let in_the_money = if call {
-            o.underlier_price > o.strike_price
-        } else {
-            o.underlier_price < o.strike_price
-        };
-        let size = if in_the_money { 0.65 } else { 0.35 };
-        view["delta"] = json!(if call { size } else { -size });
-        view["gamma"] = json!(0.02);
-        view["theta"] = json!(-0.05);
-        view["vega"] = json!(0.11);
-        view["ivPct"] = json!(27.5);
-        view["optionMultiplier"] = json!(100);
-    }
-    view
-}
-
-fn view_json(view: &str, p: &PositionFixture, now_s: i64) -> (&'static str, Value) {
-    let base_price = p.option.as_ref().map(|o| o.underlier_price);
-    match view {
-        "PERFORMANCE" => (
-            "Performance",
-            json!({
-                "change": p.change(),
-                "changePct": p.change_pct(),
-                "lastTrade": p.last_trade,
-                "daysGain": p.days_gain(),
-                "totalGain": p.total_gain(),
-                "totalGainPct": pct(p.total_gain(), p.total_cost()),
-                "marketValue": p.market_value(),
-                "quoteStatus": "REALTIME",
-                "lastTradeTime": now_s,
-            }),
-        ),
-        "FUNDAMENTAL" => (
-            "Fundamental",
-            json!({
-                "lastTrade": p.last_trade,
-                "lastTradeTime": now_s,
-                "change": p.change(),
-                "changePct": p.change_pct(),
-                "peRatio": p.pe_ratio,
-                "eps": p.eps,
-                "dividend": p.dividend,
-                "divYield": p.div_yield,
-                "marketCap": p.market_cap,
-                "week52Range": format!("{:.2}-{:.2}", p.week52_low, p.week52_high),
-                "quoteStatus": "REALTIME",
-            }),
-        ),
-        "OPTIONSWATCH" => (
-            "OptionsWatch",
-            json!({
-                "lastTrade": p.last_trade,
-                "lastTradeTime": now_s,
-                "baseSymbolAndPrice": format!("{} {:.2}", p.symbol, base_price.unwrap_or(p.last_trade)),
-                "premium": if p.option.is_some() { p.last_trade } else { 0.0 },
-                "bid": round(p.last_trade - 0.05, 2),
-                "ask": round(p.last_trade + 0.05, 2),
-                "quoteStatus": "REALTIME",
-            }),
-        ),
-        "COMPLETE" => (
-            "Complete",
-            with_greeks(
-                p,
-                json!({
-                    "priceAdjustedFlag": false,
-                    "price": p.last_trade,
-                    "adjPrice": p.last_trade,
-                    "change": p.change(),
-                    "changePct": p.change_pct(),
-                    "prevClose": p.previous_close,
-                    "adjPrevClose": p.previous_close,
-                    "volume": p.volume,
-                    "lastTrade": p.last_trade,
-                    "lastTradeTime": now_s,
-                    "adjLastTrade": p.last_trade,
-                    "symbolDescription": p.symbol_description,
-                    "bid": round(p.last_trade - 0.05, 2),
-                    "bidSize": 100,
-                    "ask": round(p.last_trade + 0.05, 2),
-                    "askSize": 200,
-                    "week52Low": p.week52_low,
-                    "week52High": p.week52_high,
-                    "eps": p.eps,
-                    "pe": p.pe_ratio,
-                    "marketCap": p.market_cap,
-                    "dividend": p.dividend,
-                    "divYield": p.div_yield,
-                    "marginable": p.option.is_none(),
-                    "baseSymbolAndPrice": format!("{} {:.2}", p.symbol, base_price.unwrap_or(p.last_trade)),
-                    "daysToExpiration": 0,
-                    "currency": "USD",
-                    "quoteStatus": "REALTIME",
-                }),
-            ),
-        ),
-        _ => (
-            "Quick",
-            json!({
-                "lastTrade": p.last_trade,
-                "lastTradeTime": now_s,
-                "change": p.change(),
-                "changePct": p.change_pct(),
-                "volume": p.volume,
-                "quoteStatus": "REALTIME",
-            }),
-        ),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn position_json(
-    base: &str,
-    a: &AccountFixture,
+fn position_figures<'a>(
+    a: &'a AccountFixture,
     p: &PositionFixture,
     total_mv: f64,
-    view: &str,
-    lots: bool,
     now_s: i64,
-) -> Value {
-    let mut m = Map::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_string(), v);
-    };
-    put("positionId", json!(p.position_id));
-    put("accountId", json!(a.account_id));
-    put("Product", product_json(p));
-    if let Some(o) = &p.option {
-        put("osiKey", json!(o.osi_key(&p.symbol)));
+) -> PositionFigures<'a> {
+    let d = from_f64;
+    let base_price = p
+        .option
+        .as_ref()
+        .map_or(p.last_trade, |o| o.underlier_price);
+    PositionFigures {
+        position_id: p.position_id,
+        account_id: &a.account_id,
+        account_key: &a.account_id_key,
+        instrument: p.instrument(),
+        symbol_description: p.symbol_description.clone(),
+        date_acquired_ms: p.date_acquired,
+        quantity: d(p.quantity),
+        price_paid: d(p.price_paid),
+        last: d(p.last_trade),
+        prev_close: d(p.previous_close),
+        volume: u64::try_from(p.volume).unwrap_or(0),
+        commissions: d(p.commissions),
+        change: d(p.change()),
+        change_pct: d(p.change_pct()),
+        days_gain: d(p.days_gain()),
+        market_value: d(p.market_value()),
+        total_cost: d(p.total_cost()),
+        total_gain: d(p.total_gain()),
+        total_gain_pct: d(pct(p.total_gain(), p.total_cost())),
+        pct_of_portfolio: d(pct(p.market_value(), total_mv)),
+        base_symbol_and_price: format!("{} {:.2}", p.symbol, base_price),
+        greeks: greeks(p),
+        quote: Some(QuoteExtras {
+            bid: d(round(p.last_trade - 0.05, 2)),
+            ask: d(round(p.last_trade + 0.05, 2)),
+            pe_ratio: d(p.pe_ratio),
+            eps: d(p.eps),
+            dividend: d(p.dividend),
+            div_yield: d(p.div_yield),
+            market_cap: d(p.market_cap),
+            week52_low: d(p.week52_low),
+            week52_high: d(p.week52_high),
+        }),
+        lots: vec![lot_figures(p, now_s)],
     }
-    put("symbolDescription", json!(p.symbol_description));
-    put("dateAcquired", json!(p.date_acquired));
-    put("pricePaid", json!(p.price_paid));
-    put("price", json!(p.last_trade));
-    put("commissions", json!(p.commissions));
-    put("otherFees", json!(0));
-    put("quantity", json!(p.quantity));
-    put(
-        "positionIndicator",
-        json!(if p.quantity < 0.0 { "TYPE5" } else { "TYPE2" }),
-    );
-    put(
-        "positionType",
-        json!(if p.quantity < 0.0 { "SHORT" } else { "LONG" }),
-    );
-    put("change", json!(p.change()));
-    put("changePct", json!(p.change_pct()));
-    put("daysGain", json!(p.days_gain()));
-    put("daysGainPct", json!(p.change_pct()));
-    put("marketValue", json!(p.market_value()));
-    put("totalCost", json!(p.total_cost()));
-    put("totalGain", json!(p.total_gain()));
-    put("totalGainPct", json!(pct(p.total_gain(), p.total_cost())));
-    put("pctOfPortfolio", json!(pct(p.market_value(), total_mv)));
-    put("costPerShare", json!(p.price_paid));
-    put("todayCommissions", json!(0));
-    put("todayFees", json!(0));
-    put("todayPricePaid", json!(0));
-    put("todayQuantity", json!(0));
-    put("quotestatus", json!("REALTIME"));
-    put("dateTimeUTC", json!(now_s));
-    put("adjPrevClose", json!(p.previous_close));
-    put(
-        "lotsDetails",
-        json!(format!(
-            "{base}/v1/accounts/{}/portfolio/{}",
-            a.account_id_key, p.position_id
-        )),
-    );
-    put(
-        "quoteDetails",
-        json!(format!("{base}/v1/market/quote/{}", quote_symbol(p))),
-    );
-    let (name, v) = view_json(view, p, now_s);
-    put(name, v);
-    if lots {
-        put("positionLot", json!([lot_json(p, now_s)]));
-    }
-    Value::Object(m)
 }
 
-fn next_url(base: &str, key: &str, q: &HashMap<String, String>, page: usize) -> String {
-    let mut pairs: Vec<(String, String)> = q
+/// E*TRADE's `next` link: this request's query (sorted) with `name` set to `value`.
+fn next_link(url: String, q: &HashMap<String, String>, name: &str, value: &str) -> String {
+    let mut pairs: Vec<(&str, &str)> = q
         .iter()
-        .filter(|(k, _)| k.as_str() != "pageNumber")
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .filter(|(k, _)| k.as_str() != name)
+        .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    pairs.push(("pageNumber".into(), page.to_string()));
+    pairs.push((name, value));
     pairs.sort();
-    let qs = query_params::query_string(&pairs, oauth::encode);
-    format!("{base}/v1/accounts/{key}/portfolio?{qs}")
+    format!(
+        "{url}?{}",
+        query_params::query_string(&pairs, oauth::encode)
+    )
 }
 
 /// `GET /v1/accounts/{key}/portfolio` with `count`/`pageNumber` paging.
@@ -514,67 +314,58 @@ pub(crate) async fn portfolio(
         Ok(pq) => pq,
         Err(r) => return r,
     };
-    if a.positions.is_empty() {
-        return no_content();
-    }
-    let mut positions: Vec<&PositionFixture> = a.positions.iter().collect();
-    if let Some(sort_by) = &pq.sort_by {
-        positions.sort_by(|x, y| {
-            let o = compare(sort_by, x, y);
-            if pq.descending { o.reverse() } else { o }
-        });
-    }
-    let total_pages = positions.len().div_ceil(pq.count);
-    if pq.page > total_pages {
-        return no_content();
-    }
     let total_mv: f64 = a
         .positions
         .iter()
         .map(|p| p.market_value().abs())
         .sum::<f64>();
-    let page: Vec<Value> = positions
-        .iter()
-        .skip((pq.page - 1) * pq.count)
-        .take(pq.count)
-        .map(|p| position_json(&s.base_url, a, p, total_mv, &pq.view, pq.lots, now_s))
-        .collect();
-    let mut ap = json!({
-        "accountId": a.account_id,
-        "totalPages": total_pages,
-        "Position": page,
-    });
-    if pq.page < total_pages
-        && let Some(obj) = ap.as_object_mut()
-    {
-        obj.insert("nextPageNo".into(), json!((pq.page + 1).to_string()));
-        obj.insert(
-            "next".into(),
-            json!(next_url(&s.base_url, &a.account_id_key, &q, pq.page + 1)),
-        );
-    }
-    let mut body = json!({ "AccountPortfolio": [ap] });
-    if pq.totals
-        && let Some(obj) = body.as_object_mut()
-    {
+    let totals = pq.totals.then(|| {
         let todays: f64 = a.positions.iter().map(PositionFixture::days_gain).sum();
         let mv = a.net_market_value();
         let cost: f64 = a.positions.iter().map(PositionFixture::total_cost).sum();
         let gain = round(mv - cost, 2);
-        obj.insert(
-            "Totals".into(),
-            json!({
-                "todaysGainLoss": round(todays, 2),
-                "todaysGainLossPct": pct(todays, mv - todays),
-                "totalMarketValue": mv,
-                "totalGainLoss": gain,
-                "totalGainLossPct": pct(gain, cost),
-                "totalPricePaid": round(cost, 2),
-                "cashBalance": a.cash_balance,
-            }),
-        );
+        PortfolioTotals {
+            todays_gain_loss: from_f64(round(todays, 2)),
+            todays_gain_loss_pct: from_f64(pct(todays, mv - todays)),
+            total_market_value: from_f64(mv),
+            total_gain_loss: from_f64(gain),
+            total_gain_loss_pct: from_f64(pct(gain, cost)),
+            total_price_paid: from_f64(round(cost, 2)),
+            cash_balance: from_f64(a.cash_balance),
+        }
+    });
+    let figures: Vec<PositionFigures<'_>> = a
+        .positions
+        .iter()
+        .map(|p| position_figures(a, p, total_mv, now_s))
+        .collect();
+    let page = PortfolioPage {
+        view: &pq.view,
+        sort_by: pq.sort_by.as_deref(),
+        descending: pq.descending,
+        count: pq.count,
+        page: pq.page,
+        lots: pq.lots,
+    };
+    let style = Style {
+        numbers: NumberStyle::Float,
+        base_url: &s.base_url,
+    };
+    match answers::portfolio::portfolio(
+        &a.account_id,
+        figures,
+        &page,
+        totals.as_ref(),
+        now_s,
+        style,
+        |n| {
+            let url = format!("{}/v1/accounts/{}/portfolio", s.base_url, a.account_id_key);
+            next_link(url, &q, "pageNumber", &n.to_string())
+        },
+    ) {
+        Some(body) => ok_json(&body),
+        None => no_content(),
     }
-    ok_json(&json!({ "PortfolioResponse": body }))
 }
 
 /// `GET /v1/accounts/{key}/portfolio/{positionId}`
@@ -594,7 +385,10 @@ pub(crate) async fn position_lots(
     else {
         return responses::api_error(StatusCode::BAD_REQUEST, 1, "Invalid position id.");
     };
-    ok_json(&json!({"PositionLotsResponse": {"PositionLot": [lot_json(p, now_s)]}}))
+    ok_json(&answers::portfolio::position_lots(
+        &[lot_figures(p, now_s)],
+        NumberStyle::Float,
+    ))
 }
 
 /// The most transactions one page may hold; above → 500 (as E*TRADE answers).
@@ -611,47 +405,33 @@ fn utc_day(ms: i64) -> Option<jiff::civil::Date> {
         .map(|t| jiff::tz::TimeZone::UTC.to_datetime(t).date())
 }
 
-/// The marker of a page that ends with `t`: `<transactionId>_<epoch seconds>`.
-fn marker_of(t: &TransactionFixture) -> String {
-    format!("{}_{}", t.transaction_id, t.transaction_date / 1000)
-}
-
-fn transaction_product(t: &TransactionFixture) -> Value {
-    match (&t.symbol, &t.security_type) {
-        (Some(sym), Some(st)) => json!({"symbol": sym, "securityType": st}),
-        _ => json!({}),
-    }
-}
-
-fn transaction_json(base: &str, a: &AccountFixture, t: &TransactionFixture) -> Value {
-    json!({
-        "transactionId": t.transaction_id,
-        "accountId": a.account_id,
-        "transactionDate": t.transaction_date,
-        "postDate": t.post_date,
-        "amount": t.amount,
-        "description": t.description,
-        "description2": "",
-        "transactionType": t.transaction_type,
-        "memo": " ",
-        "imageFlag": false,
-        "instType": "BROKERAGE",
-        "storeId": 0,
-        "brokerage": {
-            "product": transaction_product(t),
-            "quantity": t.quantity,
-            "price": t.price,
-            "settlementCurrency": "USD",
-            "paymentCurrency": "USD",
-            "fee": t.fee,
-            "displaySymbol": t.symbol.clone().unwrap_or_else(|| " ".into()),
-            "settlementDate": if t.quantity != 0.0 { t.transaction_date + 2 * 86_400_000 } else { 0 },
+fn transaction_entry<'a>(a: &'a AccountFixture, t: &'a TransactionFixture) -> TransactionEntry<'a> {
+    let d = from_f64;
+    TransactionEntry {
+        id: t.transaction_id.clone(),
+        account_id: &a.account_id,
+        account_key: &a.account_id_key,
+        date_ms: t.transaction_date,
+        post_ms: t.post_date,
+        amount: d(t.amount),
+        description: &t.description,
+        kind: &t.transaction_type,
+        instrument: match (&t.symbol, &t.security_type) {
+            (Some(symbol), Some(_)) => Some(Instrument::Equity {
+                symbol: symbol.clone(),
+            }),
+            _ => None,
         },
-        "detailsURI": format!(
-            "{base}/v1/accounts/{}/transactions/{}?storeId=0",
-            a.account_id_key, t.transaction_id
-        ),
-    })
+        quantity: d(t.quantity),
+        price: d(t.price),
+        fee: d(t.fee),
+        settlement_ms: if t.quantity != 0.0 {
+            t.transaction_date + 2 * 86_400_000
+        } else {
+            0
+        },
+        order_no: (t.order_no != 0).then_some(t.order_no),
+    }
 }
 
 /// `GET /v1/accounts/{key}/transactions?startDate&endDate&sortOrder&marker&count`
@@ -698,7 +478,7 @@ pub(crate) async fn transactions(
         Some("ASC") => false,
         Some(_) => return invalid_param("sortOrder"),
     };
-    let mut list: Vec<&TransactionFixture> = a
+    let mut list: Vec<TransactionEntry<'_>> = a
         .transactions
         .iter()
         .filter(|t| {
@@ -706,55 +486,33 @@ pub(crate) async fn transactions(
             start.is_none_or(|st| day.is_some_and(|d| d >= st))
                 && end.is_none_or(|en| day.is_some_and(|d| d <= en))
         })
+        .map(|t| transaction_entry(a, t))
         .collect();
     if descending {
         list.reverse();
     }
-    let from = match q.get("marker") {
-        None => 0,
-        Some(m) => match list.iter().position(|t| marker_of(t) == *m) {
-            Some(i) => i + 1,
-            None => return invalid_param("marker"),
-        },
+    let style = Style {
+        numbers: NumberStyle::Float,
+        base_url: &s.base_url,
     };
-    let page: Vec<&TransactionFixture> = list.iter().skip(from).take(count).copied().collect();
-    let Some(last) = page.last() else {
-        return no_content();
+    let next = |marker: &str| {
+        let url = format!(
+            "{}/v1/accounts/{}/transactions",
+            s.base_url, a.account_id_key
+        );
+        next_link(url, &q, "marker", marker)
     };
-    let more = from + page.len() < list.len();
-    let mut body = json!({
-        "moreTransactions": more,
-        "transactionCount": page.len(),
-        "totalCount": list.len(),
-        "Transaction": page
-            .iter()
-            .map(|t| transaction_json(&s.base_url, a, t))
-            .collect::<Vec<_>>(),
-    });
-    if more && let Some(obj) = body.as_object_mut() {
-        let marker = marker_of(last);
-        let mut pairs: Vec<(String, String)> = q
-            .iter()
-            .filter(|(k, _)| k.as_str() != "marker")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        pairs.push(("marker".into(), marker.clone()));
-        pairs.sort();
-        let qs = query_params::query_string(&pairs, oauth::encode);
-        obj.insert(
-            "next".into(),
-            json!(format!(
-                "{}/v1/accounts/{}/transactions?{qs}",
-                s.base_url, a.account_id_key
-            )),
-        );
-        obj.insert("marker".into(), json!(marker));
-        obj.insert(
-            "pageMarkers".into(),
-            json!(format!("eNp{}", from + page.len())),
-        );
+    match transaction_page(
+        &list,
+        q.get("marker").map(String::as_str),
+        count,
+        style,
+        next,
+    ) {
+        Ok(Some(body)) => ok_json(&body),
+        Ok(None) => no_content(),
+        Err(_) => invalid_param("marker"),
     }
-    ok_json(&json!({ "TransactionListResponse": body }))
 }
 
 /// `GET /v1/accounts/{key}/transactions/{transactionId}?storeId=0`
@@ -783,39 +541,8 @@ pub(crate) async fn transaction_details(
             "No transaction found for this id.",
         );
     };
-    let category = match t.transaction_type.as_str() {
-        "Dividend" => {
-            json!({"categoryId": 1, "parentId": 0, "categoryName": "Dividends", "parentName": "Income"})
-        }
-        "Deposit" => {
-            json!({"categoryId": 2, "parentId": 0, "categoryName": "Deposits", "parentName": "Transfers"})
-        }
-        "Fee" => {
-            json!({"categoryId": 3, "parentId": 0, "categoryName": "Fees", "parentName": "Expenses"})
-        }
-        _ => {
-            json!({"categoryId": 4, "parentId": 0, "categoryName": "Trades", "parentName": "Investments"})
-        }
-    };
-    ok_json(&json!({"TransactionDetailsResponse": {
-        "transactionId": t.transaction_id,
-        "accountId": a.account_id,
-        "transactionDate": t.transaction_date,
-        "postDate": t.post_date,
-        "amount": t.amount,
-        "description": t.description,
-        "Category": category,
-        "Brokerage": {
-            "transactionType": t.transaction_type,
-            "Product": transaction_product(t),
-            "quantity": t.quantity,
-            "price": t.price,
-            "settlementCurrency": "USD",
-            "paymentCurrency": "USD",
-            "fee": t.fee,
-            "memo": "",
-            "checkNo": "",
-            "orderNo": if t.order_no == 0 { String::new() } else { t.order_no.to_string() },
-        },
-    }}))
+    ok_json(&details_answer(
+        &transaction_entry(a, t),
+        NumberStyle::Float,
+    ))
 }

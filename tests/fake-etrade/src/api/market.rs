@@ -8,8 +8,24 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use jiff::civil::{Date, Weekday};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
+use runtime::emulation::answers::chains::{
+    ChainSide, ChainType, expire_dates, option_chain, option_pair,
+};
+use runtime::emulation::answers::lookup::{
+    LookupEntry, lookup_response, name_matches, search_words,
+};
+use runtime::emulation::answers::quotes::{
+    DetailFlag, EquityQuote, ExtendedHours, FundDetail, OptionQuote, QuoteHeader, bad_symbol,
+    quote_response,
+};
+use runtime::emulation::json_number::{from_f64, to_f64};
+use runtime::emulation::option_model::{black_scholes, greeks_json, money, smile};
+use runtime::emulation::{Instrument, Right, answers};
+use rust_decimal::Decimal;
+
+use crate::api::bool_param;
 use crate::fixtures::round;
 use crate::fixtures_market::{LOOKUP_EXTRA, QUOTES, QuoteFx, quote_fx};
 use crate::responses::{api_error, invalid_param, ok_json};
@@ -25,15 +41,6 @@ const DETAIL_FLAGS: &[&str] = &[
     "WEEK_52",
     "MF_DETAIL",
 ];
-
-fn bool_param(q: &HashMap<String, String>, name: &str, default: bool) -> Result<bool, Response> {
-    match q.get(name).map(|v| v.to_ascii_lowercase()) {
-        None => Ok(default),
-        Some(v) if v == "true" => Ok(true),
-        Some(v) if v == "false" => Ok(false),
-        Some(_) => Err(invalid_param(name)),
-    }
-}
 
 fn enum_param<'a>(
     q: &'a HashMap<String, String>,
@@ -152,38 +159,37 @@ fn option_symbol(symbol: &str) -> Option<Opt> {
     })
 }
 
-fn osi_key(root: &str, year: i16, month: i8, day: i8, call_put: &str, strike: f64) -> String {
-    format!(
-        "{root:-<6}{:02}{month:02}{day:02}{}{:08}",
-        year % 100,
-        &call_put[..1],
-        (strike * 1000.0).round() as i64
-    )
+impl Opt {
+    fn right(&self) -> Right {
+        if self.call_put == "PUT" {
+            Right::Put
+        } else {
+            Right::Call
+        }
+    }
+
+    /// The contract as an instrument, whose OSI key and display name are E*TRADE's.
+    fn instrument(&self) -> Option<Instrument> {
+        Some(Instrument::Option {
+            underlying: self.underlier.symbol.clone(),
+            expiry: Date::new(self.year, self.month, self.day).ok()?,
+            right: self.right(),
+            strike: from_f64(self.strike),
+        })
+    }
 }
 
-/// Made-up but well-behaved prices and greeks for an option.
-fn option_values(s: f64, k: f64, days: i64, call: bool) -> (f64, Value) {
-    let t = (days.max(1) as f64 / 365.0).sqrt();
-    let m = ((s - k) / s * 4.0).clamp(-0.98, 0.98);
-    let intrinsic = if call {
-        (s - k).max(0.0)
-    } else {
-        (k - s).max(0.0)
-    };
-    let price = round(intrinsic + s * 0.06 * t * (1.0 - m.abs()) + 0.05, 2);
-    let delta_call = 0.5 + m / 2.0;
-    let delta = if call { delta_call } else { delta_call - 1.0 };
-    let greeks = json!({
-        "rho": round(if call { 0.08 } else { -0.08 } * t * delta_call.max(0.01), 4),
-        "vega": round(0.2 * t * (1.0 - m.abs()) + 0.01, 4),
-        "theta": round(-0.02 - 0.05 * (1.0 - m.abs()) / t.max(0.05), 4),
-        "delta": round(delta, 4),
-        "gamma": round(0.04 * (1.0 - m.abs()) + 0.001, 4),
-        "iv": round(0.22 + m.abs() * 0.1, 4),
-        "currentValue": false,
-    });
-    (price, greeks)
+/// An option valued by the emulation's model at the fixed implied volatility
+/// [`FAKE_IV`] (with its smile): the price in cents and the `OptionGreeks` block.
+fn option_values(s: f64, k: f64, days: i64, right: Right) -> (f64, Value) {
+    let t = days.max(1) as f64 / 365.0;
+    let iv = smile(FAKE_IV, s, k);
+    let model = black_scholes(right, s, k, t, iv);
+    (to_f64(money(model.price.max(0.0))), greeks_json(&model, iv))
 }
+
+/// The at-the-money implied volatility of every option the fake quotes.
+const FAKE_IV: f64 = 0.25;
 
 fn today(s: &Shared) -> Date {
     s.now().to_zoned_datetime(s.tz.clone()).date()
@@ -196,172 +202,142 @@ fn display_time(s: &Shared) -> String {
         .to_string()
 }
 
-fn equity_quote(sec: &Sec, flag: &str, earnings: bool, now_s: i64, dt: &str) -> Value {
+fn header(s: &Shared) -> QuoteHeader<'static> {
+    QuoteHeader {
+        date_time: display_time(s),
+        date_time_utc: s.now().as_second(),
+        after_hours: false,
+        time_zone: None,
+        source: None,
+    }
+}
+
+fn equity_quote(sec: &Sec, earnings: bool, now_s: i64, dt: &str) -> EquityQuote {
+    let d = from_f64;
     let change = round(sec.last - sec.previous_close, 2);
     let change_pct = round(change / sec.previous_close * 100.0, 2);
     let (bid, ask) = (round(sec.last - 0.02, 2), round(sec.last + 0.03, 2));
-    let block = match flag {
-        "FUNDAMENTAL" => (
-            "Fundamental",
-            json!({"companyName": sec.name, "eps": sec.eps, "estEarnings": round(sec.eps * 1.06, 2),
-                "high52": sec.high52, "lastTrade": sec.last, "low52": sec.low52,
-                "symbolDescription": sec.name}),
-        ),
-        "INTRADAY" => (
-            "Intraday",
-            json!({"ask": ask, "bid": bid, "changeClose": change, "changeClosePercentage": change_pct,
-                "companyName": sec.name, "high": round(sec.last * 1.01, 2), "lastTrade": sec.last,
-                "low": round(sec.last * 0.985, 2), "totalVolume": sec.volume}),
-        ),
-        "OPTIONS" => (
-            "Option",
-            json!({"ask": ask, "askSize": 300, "bid": bid, "bidSize": 200, "companyName": sec.name,
-                "daysToExpiration": 0, "lastTrade": sec.last, "openInterest": 0,
-                "optionPreviousBidPrice": 0, "optionPreviousAskPrice": 0, "osiKey": "",
-                "intrinsicValue": 0, "timePremium": 0, "optionMultiplier": 0, "contractSize": 0,
-                "symbolDescription": sec.name}),
-        ),
-        "WEEK_52" => (
-            "Week52",
-            json!({"companyName": sec.name, "high52": sec.high52, "lastTrade": sec.last,
-                "low52": sec.low52, "perf12Months": round((sec.last - sec.low52) / sec.low52 * 100.0, 2),
-                "previousClose": sec.previous_close, "symbolDescription": sec.name,
-                "totalVolume": sec.volume}),
-        ),
-        "MF_DETAIL" => (
-            "MutualFund",
-            json!({"symbolDescription": sec.name, "cusip": "922908728", "changeClose": change,
-                "previousClose": sec.previous_close, "netAssetValue": sec.last,
-                "publicOfferPrice": sec.last, "fundFamily": "VANGUARD", "fundName": sec.name,
-                "changeClosePercentage": change_pct, "timeOfLastTrade": now_s,
-                "netExpenseRatio": 0.04, "grossExpenseRatio": 0.04, "initialInvestment": 3000,
-                "subsequentInvestment": 1, "availability": "Open to new buy and sell",
-                "morningStarCategory": "Large Blend"}),
-        ),
-        _ => {
-            let mut all = json!({"adjustedFlag": false, "annualDividend": round(sec.dividend * 4.0, 2),
-                "ask": ask, "askExchange": "Q", "askSize": 300, "askTime": dt,
-                "bid": bid, "bidExchange": " ", "bidSize": 200, "bidTime": dt,
-                "changeClose": change, "changeClosePercentage": change_pct, "companyName": sec.name,
-                "daysToExpiration": 0, "dirLast": if change >= 0.0 { "1" } else { "2" },
-                "dividend": sec.dividend, "eps": sec.eps, "estEarnings": round(sec.eps * 1.06, 2),
-                "exDividendDate": now_s - 20 * 86_400, "exchgLastTrade": sec.exchange, "fsi": "",
-                "high": round(sec.last * 1.01, 2), "high52": sec.high52, "highAsk": 0, "highBid": 0,
-                "lastTrade": sec.last, "low": round(sec.last * 0.985, 2), "low52": sec.low52});
-            let mid = json!({"lowAsk": 0, "lowBid": 0, "numberOfTrades": 123_456, "open": sec.previous_close,
-                "openInterest": 0, "optionStyle": "", "optionUnderlier": "",
-                "previousClose": sec.previous_close, "previousDayVolume": sec.volume - 1_000,
-                "primaryExchange": sec.exchange, "symbolDescription": sec.name, "todayClose": 0,
-                "totalVolume": sec.volume, "upc": 0, "volume10Day": sec.volume + 2_000});
-            let more = json!({"cashDeliverable": 0, "marketCap": round(sec.last * sec.shares_outstanding as f64, 2),
-                "sharesOutstanding": sec.shares_outstanding, "beta": sec.beta,
-                "yield": if sec.last > 0.0 { round(sec.dividend * 4.0 / sec.last * 100.0, 2) } else { 0.0 },
-                "declaredDividend": sec.dividend, "dividendPayableDate": now_s - 10 * 86_400,
-                "pe": if sec.eps > 0.0 { round(sec.last / sec.eps, 2) } else { 0.0 }});
-            let tail = json!({"marketCloseBidSize": 0, "marketCloseAskSize": 0, "marketCloseVolume": 0,
-                "week52LowDate": now_s - 200 * 86_400, "week52HiDate": now_s - 60 * 86_400,
-                "intrinsicValue": 0, "timePremium": 0, "optionMultiplier": 0, "contractSize": 0,
-                "expirationDate": 0, "timeOfLastTrade": now_s, "averageVolume": sec.volume + 5_000,
-                "ExtendedHourQuoteDetail": {"lastPrice": round(sec.last + 0.04, 2), "change": 0.04,
-                    "percentChange": round(0.04 / sec.last * 100.0, 2), "bid": bid, "bidSize": 100,
-                    "ask": ask, "askSize": 100, "volume": sec.volume, "timeOfLastTrade": now_s,
-                    "timeZone": "", "quoteStatus": "EH_CLOSED"}});
-            if let Some(o) = all.as_object_mut() {
-                for part in [mid, more, tail] {
-                    if let Value::Object(p) = part {
-                        o.extend(p);
-                    }
-                }
-                if earnings {
-                    o.insert("nextEarningDate".into(), json!("01/27/2027"));
-                }
-            }
-            ("All", all)
+    let instrument = if sec.security_type == "MF" {
+        Instrument::Fund {
+            symbol: sec.symbol.clone(),
+            money_market: false,
+        }
+    } else {
+        Instrument::Equity {
+            symbol: sec.symbol.clone(),
         }
     };
-    let mut m = Map::new();
-    m.insert("dateTime".into(), json!(dt));
-    m.insert("dateTimeUTC".into(), json!(now_s));
-    m.insert("quoteStatus".into(), json!("DELAYED"));
-    m.insert("ahFlag".into(), json!("false"));
-    m.insert("hasMiniOptions".into(), json!(false));
-    m.insert(block.0.into(), block.1);
-    m.insert(
-        "Product".into(),
-        json!({"symbol": sec.symbol, "securityType": sec.security_type}),
-    );
-    Value::Object(m)
+    EquityQuote {
+        instrument,
+        name: sec.name.clone(),
+        exchange: sec.exchange.to_string(),
+        last: d(sec.last),
+        bid: d(bid),
+        ask: d(ask),
+        bid_size: 200,
+        ask_size: 300,
+        bid_exchange: " ",
+        quote_time: dt.to_string(),
+        change: d(change),
+        change_pct: d(change_pct),
+        volume: u64::try_from(sec.volume).unwrap_or(0),
+        open: d(sec.previous_close),
+        high: d(round(sec.last * 1.01, 2)),
+        low: d(round(sec.last * 0.985, 2)),
+        high_ask: Decimal::ZERO,
+        high_bid: Decimal::ZERO,
+        low_ask: Decimal::ZERO,
+        low_bid: Decimal::ZERO,
+        previous_close: d(sec.previous_close),
+        previous_day_volume: u64::try_from(sec.volume - 1_000).unwrap_or(0),
+        today_close: Decimal::ZERO,
+        high52: d(sec.high52),
+        low52: d(sec.low52),
+        week52_low_date: now_s - 200 * 86_400,
+        week52_hi_date: now_s - 60 * 86_400,
+        perf_12_months: d(round((sec.last - sec.low52) / sec.low52 * 100.0, 2)),
+        eps: d(sec.eps),
+        est_earnings: d(round(sec.eps * 1.06, 2)),
+        pe: d(if sec.eps > 0.0 {
+            round(sec.last / sec.eps, 2)
+        } else {
+            0.0
+        }),
+        dividend: d(sec.dividend),
+        annual_dividend: d(round(sec.dividend * 4.0, 2)),
+        yield_pct: d(if sec.last > 0.0 {
+            round(sec.dividend * 4.0 / sec.last * 100.0, 2)
+        } else {
+            0.0
+        }),
+        declared_dividend: d(sec.dividend),
+        ex_dividend_date: now_s - 20 * 86_400,
+        dividend_payable_date: now_s - 10 * 86_400,
+        market_cap: d(round(sec.last * sec.shares_outstanding as f64, 2)),
+        shares_outstanding: u64::try_from(sec.shares_outstanding).unwrap_or(0),
+        beta: d(sec.beta),
+        number_of_trades: 123_456,
+        volume_10_day: u64::try_from(sec.volume + 2_000).unwrap_or(0),
+        average_volume: u64::try_from(sec.volume + 5_000).unwrap_or(0),
+        time_of_last_trade: now_s,
+        extended: ExtendedHours {
+            last: d(round(sec.last + 0.04, 2)),
+            change: d(0.04),
+            percent_change: d(round(0.04 / sec.last * 100.0, 2)),
+            bid_size: 100,
+            ask_size: 100,
+            volume: u64::try_from(sec.volume).unwrap_or(0),
+            time_of_last_trade: now_s,
+            status: "EH_CLOSED",
+        },
+        next_earning_date: earnings.then(|| "01/27/2027".to_string()),
+        fund: Some(FundDetail {
+            cusip: "922908728".into(),
+            family: "VANGUARD".into(),
+            expense_ratio: d(0.04),
+            initial_investment: Decimal::from(3000),
+            subsequent_investment: Decimal::ONE,
+            availability: "Open to new buy and sell".into(),
+            category: "Large Blend".into(),
+        }),
+    }
 }
 
-fn option_quote(o: &Opt, flag: &str, today: Date, now_s: i64, dt: &str) -> Value {
+fn option_quote(o: &Opt, today: Date, now_s: i64) -> Option<OptionQuote> {
+    let d = from_f64;
     let expiry = Date::new(o.year, o.month, o.day).unwrap_or(today);
     let days = (expiry - today).get_days().into();
     let call = o.call_put == "CALL";
-    let (price, greeks) = option_values(o.underlier.last, o.strike, days, call);
-    let osi = osi_key(
-        &o.underlier.symbol,
-        o.year,
-        o.month,
-        o.day,
-        o.call_put,
-        o.strike,
-    );
-    let desc = format!(
-        "{} {} {:02} '{:02} ${} {}",
-        o.underlier.symbol,
-        expiry.strftime("%b"),
-        o.day,
-        o.year % 100,
-        o.strike,
-        if call { "Call" } else { "Put" }
-    );
+    let (price, greeks) = option_values(o.underlier.last, o.strike, days, o.right());
+    let instrument = o.instrument()?;
     let intrinsic = if call {
         (o.underlier.last - o.strike).max(0.0)
     } else {
         (o.strike - o.underlier.last).max(0.0)
     };
-    let (bid, ask) = (round((price - 0.05).max(0.0), 2), round(price + 0.05, 2));
-    let block = if flag == "OPTIONS" {
-        (
-            "Option",
-            json!({"ask": ask, "askSize": 12, "bid": bid, "bidSize": 10,
-            "companyName": o.underlier.name, "daysToExpiration": days, "lastTrade": price,
-            "openInterest": 1_250, "optionPreviousBidPrice": bid, "optionPreviousAskPrice": ask,
-            "osiKey": osi, "intrinsicValue": round(intrinsic, 2),
-            "timePremium": round(price - intrinsic, 2), "optionMultiplier": 100,
-            "contractSize": 100, "symbolDescription": desc, "OptionGreeks": greeks}),
-        )
-    } else {
-        (
-            "All",
-            json!({"adjustedFlag": false, "ask": ask, "askSize": 12, "bid": bid, "bidSize": 10,
-            "companyName": o.underlier.name, "daysToExpiration": days, "lastTrade": price,
-            "openInterest": 1_250, "optionStyle": "AMERICAN", "optionUnderlier": o.underlier.symbol,
-            "previousClose": round(price * 0.98, 2), "symbolDescription": desc,
-            "totalVolume": 321, "intrinsicValue": round(intrinsic, 2),
-            "timePremium": round(price - intrinsic, 2), "optionMultiplier": 100,
-            "contractSize": 100, "expirationDate": expiry.to_zoned_datetime(jiff::tz::TimeZone::UTC)
-                .map(|z| z.timestamp().as_second()).unwrap_or(0),
-            "timeOfLastTrade": now_s,
-            "OptionDeliverableList": [{"rootSymbol": o.underlier.symbol,
-                "deliverableSymbol": o.underlier.symbol, "deliverableTypeCode": "EQUITY",
-                "deliverableExchangeCode": "NYSE", "deliverableStrikePercent": 100,
-                "deliverableCILShares": 0, "deliverableWholeShares": 100}]}),
-        )
-    };
-    let mut m = Map::new();
-    m.insert("dateTime".into(), json!(dt));
-    m.insert("dateTimeUTC".into(), json!(now_s));
-    m.insert("quoteStatus".into(), json!("DELAYED"));
-    m.insert("ahFlag".into(), json!("false"));
-    m.insert("hasMiniOptions".into(), json!(false));
-    m.insert(block.0.into(), block.1);
-    m.insert(
-        "Product".into(),
-        json!({"symbol": o.underlier.symbol, "securityType": "OPTN", "callPut": o.call_put,
-            "expiryYear": o.year, "expiryMonth": o.month, "expiryDay": o.day, "strikePrice": o.strike}),
-    );
-    Value::Object(m)
+    Some(OptionQuote {
+        description: instrument.display(),
+        instrument,
+        company_name: o.underlier.name.clone(),
+        exchange: "NYSE".into(),
+        last: d(price),
+        bid: d(round((price - 0.05).max(0.0), 2)),
+        ask: d(round(price + 0.05, 2)),
+        bid_size: 10,
+        ask_size: 12,
+        previous_close: Some(d(round(price * 0.98, 2))),
+        days_to_expiration: days,
+        open_interest: 1_250,
+        total_volume: 321,
+        intrinsic_value: d(round(intrinsic, 2)),
+        time_premium: d(round(price - intrinsic, 2)),
+        expiration_date: expiry
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp().as_second())
+            .unwrap_or(0),
+        time_of_last_trade: now_s,
+        greeks,
+    })
 }
 
 /// `GET /v1/market/quote/{symbols}`
@@ -387,7 +363,7 @@ pub(crate) async fn quote(
         );
     }
     let flag = match enum_param(&q, "detailFlag", DETAIL_FLAGS, "ALL") {
-        Ok(f) => f,
+        Ok(f) => DetailFlag::parse(f).unwrap_or(DetailFlag::All),
         Err(r) => return r,
     };
     let earnings = match bool_param(&q, "requireEarningsDate", false)
@@ -396,18 +372,21 @@ pub(crate) async fn quote(
         Ok(e) => e,
         Err(r) => return r,
     };
-    let (now_s, dt, today) = (s.now().as_second(), display_time(&s), today(&s));
+    let (now_s, dt, today, header) = (s.now().as_second(), display_time(&s), today(&s), header(&s));
     let mut data = Vec::new();
     let mut messages = Vec::new();
     for sym in list {
         if sym.contains(':') {
-            match option_symbol(sym) {
-                Some(o) => data.push(option_quote(&o, flag, today, now_s, &dt)),
+            match option_symbol(sym).and_then(|o| option_quote(&o, today, now_s)) {
+                Some(o) => data.push(answers::quotes::option_quote(&o, flag, &header)),
                 None => messages.push(bad_symbol(sym)),
             }
         } else {
             match security(sym) {
-                Some(sec) => data.push(equity_quote(&sec, flag, earnings, now_s, &dt)),
+                Some(sec) => {
+                    let quote = equity_quote(&sec, earnings, now_s, &dt);
+                    data.push(answers::quotes::equity_quote(&quote, flag, &header));
+                }
                 None => messages.push(bad_symbol(sym)),
             }
         }
@@ -415,28 +394,13 @@ pub(crate) async fn quote(
     if data.is_empty() {
         return api_error(StatusCode::BAD_REQUEST, 1019, "Invalid symbol.");
     }
-    let mut body = json!({"QuoteData": data});
-    if !messages.is_empty()
-        && let Some(o) = body.as_object_mut()
-    {
-        o.insert("Messages".into(), json!({"Message": messages}));
-    }
-    ok_json(&json!({"QuoteResponse": body}))
-}
-
-fn bad_symbol(sym: &str) -> Value {
-    json!({"description": format!("{} is not a valid symbol.", sym.to_ascii_uppercase()),
-        "code": 1019, "type": "WARNING"})
+    ok_json(&quote_response(data, messages))
 }
 
 /// `GET /v1/market/lookup/{search}`: every word must occur in the company name (or the
 /// search is the symbol).
 pub(crate) async fn lookup(Path(search): Path<String>) -> Response {
-    let words: Vec<String> = search
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_uppercase)
-        .collect();
+    let words = search_words(&search);
     if words.is_empty() {
         return api_error(
             StatusCode::BAD_REQUEST,
@@ -444,32 +408,31 @@ pub(crate) async fn lookup(Path(search): Path<String>) -> Response {
             "Missing symbol. Please enter valid symbol.",
         );
     }
-    let mut data: Vec<Value> = Vec::new();
-    let candidates = QUOTES
+    let entries: Vec<LookupEntry<'_>> = QUOTES
         .iter()
-        .map(|q| {
-            (
-                q.symbol,
-                q.name,
-                if q.security_type == "MF" {
-                    "MUTUAL_FUND"
-                } else {
-                    "EQUITY"
-                },
-            )
+        .map(|q| LookupEntry {
+            symbol: q.symbol,
+            description: q.name,
+            kind: if q.security_type == "MF" {
+                "MUTUAL_FUND"
+            } else {
+                "EQUITY"
+            },
         })
-        .chain(LOOKUP_EXTRA.iter().copied());
-    for (symbol, name, kind) in candidates {
-        let name_words: Vec<&str> = name.split_whitespace().collect();
-        let hit = (words.len() == 1 && words[0] == symbol)
-            || words
+        .chain(
+            LOOKUP_EXTRA
                 .iter()
-                .all(|w| name_words.iter().any(|n| n.starts_with(w.as_str())));
-        if hit && !data.iter().any(|d| d["symbol"] == symbol) {
-            data.push(json!({"symbol": symbol, "description": name, "type": kind}));
-        }
-    }
-    ok_json(&json!({"LookupResponse": {"Data": data}}))
+                .map(|&(symbol, description, kind)| LookupEntry {
+                    symbol,
+                    description,
+                    kind,
+                }),
+        )
+        .filter(|e| {
+            (words.len() == 1 && words[0] == e.symbol) || name_matches(&words, e.description)
+        })
+        .collect();
+    ok_json(&lookup_response(&entries))
 }
 
 /// Third Friday of a month.
@@ -552,14 +515,11 @@ pub(crate) async fn option_expire_dates(
         Err(r) => return r,
     };
     let _ = sec;
-    let dates: Vec<Value> = expiries(today(&s))
+    let dates: Vec<(Date, &str)> = expiries(today(&s))
         .into_iter()
         .filter(|(_, t)| matches!(kind, "ALL" | "UNSPECIFIED") || *t == kind)
-        .map(
-            |(d, t)| json!({"year": d.year(), "month": d.month(), "day": d.day(), "expiryType": t}),
-        )
         .collect();
-    ok_json(&json!({"OptionExpireDateResponse": {"ExpirationDate": dates}}))
+    ok_json(&expire_dates(&dates))
 }
 
 fn int_param(q: &HashMap<String, String>, name: &str) -> Result<Option<i64>, Response> {
@@ -644,40 +604,44 @@ fn chain(s: &Shared, q: &HashMap<String, String>) -> Result<Value, Response> {
     strikes.sort_by(f64::total_cmp);
     let days: i64 = (expiry - today).get_days().into();
     let now_s = s.now().as_second();
-    let (ey, em, ed) = (expiry.year(), expiry.month(), expiry.day());
-    let contract = |k: f64, call: bool| -> Value {
-        let cp = if call { "CALL" } else { "PUT" };
-        let (price, greeks) = option_values(sec.last, k, days, call);
-        let itm = if call { sec.last > k } else { sec.last < k };
-        json!({"optionCategory": "STANDARD", "optionRootSymbol": sec.symbol, "timeStamp": now_s,
-            "adjustedFlag": false,
-            "displaySymbol": format!("{} {} {:02} '{:02} ${} {}", sec.symbol, expiry.strftime("%b"), ed, ey % 100, k, if call { "Call" } else { "Put" }),
-            "optionType": cp, "strikePrice": k, "symbol": sec.symbol,
-            "bid": round((price - 0.05).max(0.0), 2), "ask": round(price + 0.05, 2),
-            "bidSize": 10, "askSize": 12, "inTheMoney": if itm { "y" } else { "n" },
-            "volume": 100 + (k as i64 % 50), "openInterest": 1_000 + (k as i64 % 700),
-            "netChange": -0.05, "lastPrice": price,
-            "quoteDetail": format!("{}/v1/market/quote/{}:{}:{}:{}:{}:{:.6}", s.base_url, sec.symbol, ey, em, ed, cp, k),
-            "osiKey": osi_key(&sec.symbol, ey, em, ed, cp, k),
-            "OptionGreeks": greeks})
+    let chain_type = ChainType::parse(chain_type).unwrap_or(ChainType::CallPut);
+    let side = |k: f64, right: Right| -> ChainSide {
+        let (price, greeks) = option_values(sec.last, k, days, right);
+        let call = right == Right::Call;
+        let d = from_f64;
+        ChainSide {
+            instrument: Instrument::Option {
+                underlying: sec.symbol.clone(),
+                expiry,
+                right,
+                strike: d(k),
+            },
+            time_stamp: now_s,
+            bid: d(round((price - 0.05).max(0.0), 2)),
+            ask: d(round(price + 0.05, 2)),
+            bid_size: 10,
+            ask_size: 12,
+            in_the_money: if call { sec.last > k } else { sec.last < k },
+            volume: 100 + (k as u64 % 50),
+            open_interest: 1_000 + (k as u64 % 700),
+            net_change: d(-0.05),
+            last: d(price),
+            greeks,
+        }
     };
     let pairs: Vec<Value> = if category == "MINI" {
         Vec::new()
     } else {
         strikes
             .iter()
-            .map(|k| match chain_type {
-                "CALL" => json!({"pairType": "CALLONLY", "Call": contract(*k, true)}),
-                "PUT" => json!({"pairType": "PUTONLY", "Put": contract(*k, false)}),
-                _ => json!({"pairType": "CALLPUT", "Call": contract(*k, true), "Put": contract(*k, false)}),
+            .filter_map(|k| {
+                let call = chain_type.calls().then(|| side(*k, Right::Call));
+                let put = chain_type.puts().then(|| side(*k, Right::Put));
+                option_pair(chain_type, call.as_ref(), put.as_ref(), &s.base_url)
             })
             .collect()
     };
-    Ok(
-        json!({"OptionChainResponse": {"OptionPair": pairs, "timeStamp": now_s,
-        "quoteType": "DELAYED", "nearPrice": near,
-        "SelectedED": {"day": ed, "month": em, "year": ey}}}),
-    )
+    Ok(option_chain(pairs, now_s, from_f64(near), expiry, None))
 }
 
 /// The quoted bid, ask and description of an equity or fund (order estimates use them);
@@ -705,17 +669,8 @@ pub(crate) fn option_bid_ask(
     let today = today(s);
     let expiry = Date::new(o.year, o.month, o.day).ok()?;
     let days = (expiry - today).get_days().into();
-    let call = o.call_put == "CALL";
-    let (price, _) = option_values(o.underlier.last, o.strike, days, call);
-    let desc = format!(
-        "{} {} {:02} '{:02} ${} {}",
-        o.underlier.symbol,
-        expiry.strftime("%b"),
-        o.day,
-        o.year % 100,
-        o.strike,
-        if call { "Call" } else { "Put" }
-    );
+    let (price, _) = option_values(o.underlier.last, o.strike, days, o.right());
+    let desc = o.instrument()?.display();
     Some((
         round((price - 0.05).max(0.0), 2),
         round(price + 0.05, 2),
@@ -729,10 +684,13 @@ mod tests {
 
     #[test]
     fn osi_keys_third_fridays_and_expiries() {
-        assert_eq!(
-            osi_key("PLTR", 2022, 2, 18, "PUT", 23.0),
-            "PLTR--220218P00023000"
-        );
+        let pltr = Instrument::Option {
+            underlying: "PLTR".into(),
+            expiry: Date::new(2022, 2, 18).expect("date"),
+            right: Right::Put,
+            strike: from_f64(23.0),
+        };
+        assert_eq!(pltr.osi_key().as_deref(), Some("PLTR--220218P00023000"));
         assert_eq!(third_friday(2026, 12), Date::new(2026, 12, 18).ok());
         assert_eq!(third_friday(2027, 1), Date::new(2027, 1, 15).ok());
         let today = Date::new(2026, 12, 1).expect("date");
@@ -743,8 +701,8 @@ mod tests {
             e.iter()
                 .all(|x| x.0.weekday() == Weekday::Friday && x.0 >= today)
         );
-        let (call, g) = option_values(100.0, 90.0, 30, true);
-        let (put, _) = option_values(100.0, 90.0, 30, false);
+        let (call, g) = option_values(100.0, 90.0, 30, Right::Call);
+        let (put, _) = option_values(100.0, 90.0, 30, Right::Put);
         assert!(call > 10.0 && put < call);
         assert!(g["delta"].as_f64().is_some_and(|d| d > 0.5 && d < 1.0));
     }

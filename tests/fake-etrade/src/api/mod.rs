@@ -3,10 +3,12 @@
 //! [`auth::gate_api`] (an active access token); paths arrive with `.json` suffixes already
 //! removed, so one route serves both forms.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
+use axum::response::Response;
 use axum::routing::{get, post, put};
 
 use crate::auth;
@@ -20,6 +22,20 @@ pub(crate) mod order_cancel;
 pub(crate) mod order_entry;
 pub(crate) mod order_request;
 pub(crate) mod orders;
+
+/// A `true`/`false` query parameter (any case); absent → `default`.
+pub(crate) fn bool_param(
+    q: &HashMap<String, String>,
+    name: &str,
+    default: bool,
+) -> Result<bool, Response> {
+    match q.get(name).map(|v| v.to_ascii_lowercase()) {
+        None => Ok(default),
+        Some(v) if v == "true" => Ok(true),
+        Some(v) if v == "false" => Ok(false),
+        Some(_) => Err(responses::invalid_param(name)),
+    }
+}
 
 pub(crate) fn router(s: Arc<Shared>) -> Router {
     let oauth = Router::new()

@@ -8,12 +8,11 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
+use runtime::emulation::OrderStatus;
+use runtime::emulation::answers::order_entry::cancel_response;
 use runtime::emulation::cancel_request::cancel_order_id;
 use runtime::emulation::entry_rules::{self, EntryRefusal};
-use runtime::emulation::order_echo::message;
 use runtime::emulation::order_request::json_body;
-use runtime::emulation::{OrderStatus, codes};
-use serde_json::json;
 
 use crate::api::order_request::refusal;
 use crate::api::orders::account;
@@ -48,9 +47,5 @@ pub(crate) async fn cancel(
         o.status = OrderStatus::Cancelled.as_str().into();
         o.cancel_time = Some(now_ms);
     }
-    ok_json(
-        &json!({"CancelOrderResponse": {"accountId": acct.id, "orderId": id,
-        "cancelTime": now_ms,
-        "Messages": {"Message": [message(codes::CANCEL_REQUESTED, codes::CANCEL_REQUESTED_MESSAGE)]}}}),
-    )
+    ok_json(&cancel_response(&acct.id, id, now_ms))
 }

@@ -16,11 +16,18 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
+use jiff::Timestamp;
+use runtime::emulation::NumberStyle;
+use runtime::emulation::answers::order_entry::{
+    BuyingPower, EntryAnswer, PlacedId, place_response, preview_response,
+};
 use runtime::emulation::entry_rules::{self, EntryRefusal};
+use runtime::emulation::json_number::from_f64;
 use runtime::emulation::order_echo::{disclosure, message};
 use runtime::emulation::order_request::preview_id;
 use runtime::emulation::{OrderRequest, OrderRoot, OrderStatus, codes};
-use serde_json::json;
+use rust_decimal::Decimal;
+use serde_json::Value;
 
 use crate::api::order_request::{CheckedOrder, Estimate, echo_order, estimate, parse};
 use crate::api::orders::{Acct, account};
@@ -93,19 +100,54 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
         })
     };
     let impact = if est.debit { est.total() } else { 0.0 };
-    let bp = json!({"currentBp": acct.cash, "currentOor": 0.0, "currentNetBp": acct.cash,
-        "currentOrderImpact": impact, "netBp": crate::fixtures::round(acct.cash - impact, 2)});
-    ok_json(&json!({"PreviewOrderResponse": {
-        "orderType": req.request.order_type.as_str(), "totalOrderValue": est.value,
-        "totalCommission": est.commission, "previewTime": now.as_millisecond(),
-        "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
-        "marginLevelCd": acct.margin_level(), "isEmployee": false,
-        "clientOrderId": req.request.client_order_id,
-        "cashBpDetails": {"settled": bp},
-        "Order": [echo_order(&req, &est, &[message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE)])],
-        "PreviewIds": [{"previewId": preview_id, "cashMargin": acct.cash_margin()}],
-        "Disclosure": disclosure(&req.request),
-    }}))
+    let answer = entry_answer(
+        s,
+        &acct,
+        &req,
+        &est,
+        now,
+        message(codes::PREVIEW_WARNING, codes::PREVIEW_WARNING_MESSAGE),
+    );
+    // The fake's buying power is the account's cash, with no orders held against it.
+    let bp = BuyingPower {
+        margin: false,
+        current: from_f64(acct.cash),
+        reserve: Decimal::ZERO,
+        order_impact: from_f64(impact),
+        net: from_f64(crate::fixtures::round(acct.cash - impact, 2)),
+    };
+    ok_json(&preview_response(
+        &answer,
+        preview_id,
+        acct.cash_margin(),
+        &bp,
+        NumberStyle::Float,
+    ))
+}
+
+/// What preview and place answers say around the echoed order.
+fn entry_answer<'a>(
+    s: &Shared,
+    acct: &'a Acct,
+    req: &'a CheckedOrder,
+    est: &Estimate,
+    now: Timestamp,
+    message: Value,
+) -> EntryAnswer<'a> {
+    EntryAnswer {
+        order_type: req.request.order_type.as_str(),
+        total_order_value: from_f64(est.value),
+        total_commission: from_f64(est.commission),
+        time_ms: now.as_millisecond(),
+        dst: dst(s),
+        account_id: &acct.id,
+        option_level_cd: acct.option_level,
+        margin_level_cd: acct.margin_level(),
+        client_order_id: &req.request.client_order_id,
+        commission_message: false,
+        order: echo_order(req, est, &[message]),
+        disclosure: disclosure(&req.request),
+    }
 }
 
 fn new_order(
@@ -203,25 +245,24 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         }
         id
     };
-    let mut answer = json!({
-        "orderType": req.request.order_type.as_str(), "totalOrderValue": est.value,
-        "totalCommission": est.commission, "placedTime": now.as_millisecond(),
-        "dstFlag": dst(s), "accountId": acct.id, "optionLevelCd": acct.option_level,
-        "marginLevelCd": acct.margin_level(), "isEmployee": false,
-        "clientOrderId": req.request.client_order_id,
-        "Order": [echo_order(&req, &est, &[message(codes::PLACED, codes::PLACED_MESSAGE)])],
-        "Disclosure": disclosure(&req.request),
-    });
-    let at = s.lock().placed_id_location;
-    match at {
-        PlacedIdLocation::OrderIds => {
-            answer["OrderIds"] = json!([{"orderId": order_id, "cashMargin": acct.cash_margin()}]);
-        }
-        PlacedIdLocation::OrderOnly => answer["Order"][0]["orderId"] = json!(order_id),
-        PlacedIdLocation::TopLevel => answer["orderId"] = json!(order_id),
-        PlacedIdLocation::Nowhere => {}
-    }
-    ok_json(&json!({"PlaceOrderResponse": answer}))
+    let answer = entry_answer(
+        s,
+        &acct,
+        &req,
+        &est,
+        now,
+        message(codes::PLACED, codes::PLACED_MESSAGE),
+    );
+    let placed = match s.lock().placed_id_location {
+        PlacedIdLocation::OrderIds => PlacedId::OrderIds {
+            order_id,
+            cash_margin: acct.cash_margin(),
+        },
+        PlacedIdLocation::OrderOnly => PlacedId::InOrder(order_id),
+        PlacedIdLocation::TopLevel => PlacedId::TopLevel(order_id),
+        PlacedIdLocation::Nowhere => PlacedId::Nowhere,
+    };
+    ok_json(&place_response(&answer, placed, NumberStyle::Float))
 }
 
 /// `POST /v1/accounts/{key}/orders/preview`

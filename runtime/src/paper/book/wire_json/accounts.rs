@@ -3,38 +3,36 @@
 
 use jiff::Timestamp;
 use rust_decimal::Decimal;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{account, ms, num, pct};
+use super::{account, ms, pct};
+use crate::emulation::NumberStyle;
+use crate::emulation::answers::balance::{BalanceFigures, RealTimeValues};
+use crate::emulation::answers::{self, accounts::AccountEntry, accounts::account_list};
 use crate::paper::book::PaperError;
 use crate::paper::book::engine::{self, Ctx, cents};
 use crate::paper::book::state::{AccountRec, State};
 
-pub(crate) fn account_json(a: &AccountRec) -> Value {
-    json!({
-        "accountId": a.id,
-        "accountIdKey": a.key,
-        "accountMode": a.mode(),
-        "accountDesc": a.account_type(),
-        "accountName": a.name,
-        "accountType": a.account_type(),
-        "institutionType": "BROKERAGE",
-        "accountStatus": "ACTIVE",
-        "closedDate": 0,
-        "instNo": 1,
-        "shareWorksAccount": false,
-        "fcManagedMssbClosedAccount": false,
-    })
+fn entry(a: &AccountRec) -> AccountEntry<'_> {
+    AccountEntry {
+        id: &a.id,
+        key: &a.key,
+        mode: a.mode(),
+        desc: a.account_type(),
+        name: &a.name,
+        account_type: a.account_type(),
+        institution_type: "BROKERAGE",
+        status: "ACTIVE",
+        closed_date: 0,
+        inst_no: 1,
+    }
 }
 
 pub(crate) fn accounts_list(state: &State) -> Result<Value, PaperError> {
     let mut accounts: Vec<&AccountRec> = state.accounts.values().collect();
-    if accounts.is_empty() {
-        return Err(PaperError::Empty);
-    }
     accounts.sort_by_key(|a| a.seq);
-    let list: Vec<Value> = accounts.into_iter().map(account_json).collect();
-    Ok(json!({"AccountListResponse": {"Accounts": {"Account": list}}}))
+    let entries: Vec<AccountEntry<'_>> = accounts.into_iter().map(entry).collect();
+    account_list(&entries).ok_or(PaperError::Empty)
 }
 
 pub(crate) fn option_level(a: &AccountRec) -> (&'static str, i64) {
@@ -75,60 +73,45 @@ pub(crate) fn balance(
     } else {
         Decimal::ZERO
     };
-    let mut computed = json!({
-        "cashAvailableForInvestment": num(cash_bp),
-        "cashAvailableForWithdrawal": num(cents(cash.max(Decimal::ZERO))),
-        "totalAvailableForWithdrawal": num(cents(cash.max(Decimal::ZERO))),
-        "netCash": num(cents(cash)),
-        "cashBalance": num(cents(cash)),
-        "settledCashForInvestment": num(cash_bp),
-        "unSettledCashForInvestment": 0,
-        "fundsWithheldFromPurchasePower": num(cents(reserve)),
-        "fundsWithheldFromWithdrawal": 0,
-        "marginBuyingPower": num(margin_bp),
-        "cashBuyingPower": num(cash_bp),
-        "dtMarginBuyingPower": if a.margin { num(cents(margin_bp * Decimal::TWO)) } else { json!(0) },
-        "dtCashBuyingPower": 0,
-        "marginBalance": num(if a.margin && cash.is_sign_negative() { cents(cash) } else { Decimal::ZERO }),
-        "shortAdjustBalance": num(cents(short.abs())),
-        "regtEquity": num(if a.margin { equity } else { Decimal::ZERO }),
-        "regtEquityPercent": num(if a.margin { pct(equity, long - short) } else { Decimal::ZERO }),
-        "accountBalance": num(cents(cash)),
-        "OpenCalls": {"minEquityCall": 0, "fedCall": 0, "cashCall": 0, "houseCall": 0},
-    });
-    if let Some(obj) = computed.as_object_mut() {
-        obj.insert(
-            "RealTimeValues".into(),
-            json!({
-                "totalAccountValue": num(equity),
-                "netMv": num(cents(net_mv)),
-                "netMvLong": num(cents(long)),
-                "netMvShort": num(cents(short)),
-                "totalLongValue": num(cents(long)),
-            }),
-        );
-    }
-    let mut body = json!({
-        "accountId": a.id,
-        "institutionType": "BROKERAGE",
-        "asOfDate": ms(now),
-        "accountType": a.account_type(),
-        "optionLevel": option_level(a).0,
-        "accountDescription": a.account_type(),
-        "quoteMode": 6,
-        "dayTraderStatus": "NO_PDT",
-        "accountMode": a.mode(),
-        "accountDesc": a.account_type(),
-        "Cash": {"fundsForOpenOrdersCash": num(cents(reserve)), "moneyMktBalance": 0},
-        "Computed": computed,
-    });
-    if a.margin
-        && let Some(obj) = body.as_object_mut()
-    {
-        obj.insert(
-            "Margin".into(),
-            json!({"dtCashOpenOrderReserve": 0, "dtMarginOpenOrderReserve": num(cents(reserve))}),
-        );
-    }
-    Ok(json!({ "BalanceResponse": body }))
+    let figures = BalanceFigures {
+        account_id: &a.id,
+        institution_type: "BROKERAGE",
+        account_type: a.account_type(),
+        account_desc: a.account_type(),
+        account_mode: a.mode(),
+        option_level: option_level(a).0,
+        day_trader_status: "NO_PDT",
+        as_of_ms: ms(now),
+        open_order_reserve: cents(reserve),
+        money_market: Decimal::ZERO,
+        cash_balance: cents(cash),
+        cash_for_withdrawal: cents(cash.max(Decimal::ZERO)),
+        cash_buying_power: cash_bp,
+        margin_buying_power: margin_bp,
+        dt_margin_buying_power: if a.margin {
+            cents(margin_bp * Decimal::TWO)
+        } else {
+            Decimal::ZERO
+        },
+        margin_balance: if a.margin && cash.is_sign_negative() {
+            cents(cash)
+        } else {
+            Decimal::ZERO
+        },
+        short_adjust_balance: cents(short.abs()),
+        regt_equity: if a.margin { equity } else { Decimal::ZERO },
+        regt_equity_percent: if a.margin {
+            pct(equity, long - short)
+        } else {
+            Decimal::ZERO
+        },
+        margin: a.margin,
+        real_time: Some(RealTimeValues {
+            total_account_value: equity,
+            net_mv: cents(net_mv),
+            net_mv_long: cents(long),
+            net_mv_short: cents(short),
+        }),
+    };
+    Ok(answers::balance::balance(&figures, NumberStyle::Exact))
 }

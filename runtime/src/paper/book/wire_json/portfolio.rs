@@ -4,19 +4,28 @@
 use crate::etrade::EtradeRequest;
 use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::{
-    BASE_URL, account, bool_param, count_param, invalid_param, ms, next_link, num, pct,
-    positive_param, query,
+    BASE_URL, account, bool_param, count_param, invalid_param, ms, next_link, pct, positive_param,
+    query,
 };
 use crate::calendar::{regular_hours, trading_day};
+use crate::emulation::answers::portfolio::{
+    LotFigures, PortfolioPage, PortfolioTotals, PositionFigures, PositionGreeks,
+};
+use crate::emulation::answers::{self, Style};
 use crate::emulation::query_params::PORTFOLIO_VIEWS;
 use crate::emulation::{NumberStyle, codes};
 use crate::paper::book::PaperError;
 use crate::paper::book::engine::{Ctx, cents, mark, touch};
 use crate::paper::book::state::{AccountRec, LotRec, PositionRec, State};
 use crate::paper::touch::{Greeks, OptionContract};
+
+const STYLE: Style<'static> = Style {
+    numbers: NumberStyle::Exact,
+    base_url: BASE_URL,
+};
 
 /// The close of the last regular session before `now`'s trading day.
 fn previous_close(now: Timestamp) -> Option<Timestamp> {
@@ -67,102 +76,42 @@ fn valued(ctx: &Ctx<'_>, p: &PositionRec, now: Timestamp, greeks: bool) -> Value
     }
 }
 
-fn lot_json(p: &PositionRec, lot: &LotRec, v: &Valued, now: Timestamp) -> Value {
+fn lot_figures(p: &PositionRec, lot: &LotRec, v: &Valued, now: Timestamp) -> LotFigures {
     let mult = p.instrument.multiplier();
     let qty = lot.remaining_qty;
     let mv = cents(qty * v.last * mult);
     let cost = cents(lot.cost);
-    let long_term = now.duration_since(lot.acquired_at).as_secs() > 365 * 86_400;
-    json!({
-        "positionId": p.position_id,
-        "positionLotId": lot.lot_id,
-        "price": num(lot.price),
-        "termCode": i64::from(long_term),
-        "daysGain": num(cents(qty * (v.last - v.prev_close) * mult)),
-        "daysGainPct": num(pct(v.last - v.prev_close, v.prev_close)),
-        "marketValue": num(mv),
-        "totalCost": num(cost),
-        "totalCostForGainPct": num(cost.abs()),
-        "totalGain": num(mv - cost),
-        "lotSourceCode": 0,
-        "originalQty": num(lot.original_qty),
-        "remainingQty": num(qty),
-        "availableQty": num(qty),
-        "orderNo": lot.order_id,
-        "legNo": lot.leg_no,
-        "acquiredDate": ms(lot.acquired_at),
-        "locationCode": 0,
-        "exchangeRate": 1,
-        "settlementCurrency": "USD",
-        "paymentCurrency": "USD",
-        "adjPrice": num(lot.price),
-        "commPerShare": num(lot.commission.checked_div(qty.abs() * mult).map(|c| c.round_dp(4)).unwrap_or_default()),
-        "feesPerShare": 0,
-        "premiumAdj": 0,
-        "shortType": i64::from(qty.is_sign_negative()),
-    })
-}
-
-fn view_json(view: &str, p: &PositionRec, v: &Valued, now: Timestamp) -> (&'static str, Value) {
-    let change = v.last - v.prev_close;
-    let change_pct = pct(change, v.prev_close);
-    let now_s = now.as_second();
-    let total_gain = v.market_value - v.total_cost;
-    match view {
-        "PERFORMANCE" => (
-            "Performance",
-            json!({"change": num(change), "changePct": num(change_pct), "lastTrade": num(v.last),
-                "daysGain": num(v.days_gain), "totalGain": num(total_gain),
-                "totalGainPct": num(pct(total_gain, v.total_cost.abs())),
-                "marketValue": num(v.market_value), "quoteStatus": "REALTIME", "lastTradeTime": now_s}),
-        ),
-        "FUNDAMENTAL" => (
-            "Fundamental",
-            json!({"lastTrade": num(v.last), "lastTradeTime": now_s, "change": num(change),
-                "changePct": num(change_pct), "quoteStatus": "REALTIME"}),
-        ),
-        "OPTIONSWATCH" => (
-            "OptionsWatch",
-            json!({"lastTrade": num(v.last), "lastTradeTime": now_s,
-                "baseSymbolAndPrice": p.instrument.symbol(),
-                "premium": if p.instrument.is_option() { num(v.last) } else { json!(0) },
-                "quoteStatus": "REALTIME"}),
-        ),
-        "COMPLETE" => {
-            let mut view = json!({"priceAdjustedFlag": false, "price": num(v.last), "adjPrice": num(v.last),
-                "change": num(change), "changePct": num(change_pct), "prevClose": num(v.prev_close),
-                "adjPrevClose": num(v.prev_close), "volume": v.volume, "lastTrade": num(v.last),
-                "lastTradeTime": now_s, "adjLastTrade": num(v.last),
-                "symbolDescription": p.instrument.display(), "currency": "USD",
-                "quoteStatus": "REALTIME"});
-            if let Some(g) = v.greeks {
-                view["delta"] = num(g.delta);
-                view["gamma"] = num(g.gamma);
-                view["theta"] = num(g.theta);
-                view["vega"] = num(g.vega);
-                view["rho"] = num(g.rho);
-                view["ivPct"] = num(g.iv_pct);
-                view["optionMultiplier"] = num(p.instrument.multiplier());
-            }
-            ("Complete", view)
-        }
-        _ => (
-            "Quick",
-            json!({"lastTrade": num(v.last), "lastTradeTime": now_s, "change": num(change),
-                "changePct": num(change_pct), "volume": v.volume, "quoteStatus": "REALTIME"}),
-        ),
+    LotFigures {
+        position_id: p.position_id,
+        lot_id: lot.lot_id,
+        price: lot.price,
+        long_term: now.duration_since(lot.acquired_at).as_secs() > 365 * 86_400,
+        days_gain: cents(qty * (v.last - v.prev_close) * mult),
+        days_gain_pct: pct(v.last - v.prev_close, v.prev_close),
+        market_value: mv,
+        total_cost: cost,
+        total_cost_for_gain_pct: cost.abs(),
+        total_gain: mv - cost,
+        original_qty: lot.original_qty,
+        remaining_qty: qty,
+        order_no: lot.order_id,
+        leg_no: i64::from(lot.leg_no),
+        acquired_ms: ms(lot.acquired_at),
+        comm_per_share: lot
+            .commission
+            .checked_div(qty.abs() * mult)
+            .map(|c| c.round_dp(4))
+            .unwrap_or_default(),
     }
 }
 
-fn position_json(
-    a: &AccountRec,
+fn figures<'a>(
+    a: &'a AccountRec,
     p: &PositionRec,
     v: &Valued,
     total_mv: Decimal,
-    view: &str,
-    lots: bool,
     now: Timestamp,
-) -> Value {
+) -> PositionFigures<'a> {
     let qty = p.quantity();
     let mult = p.instrument.multiplier();
     let total_gain = v.market_value - v.total_cost;
@@ -171,72 +120,39 @@ fn position_json(
         .checked_div(qty * mult)
         .map(|x| x.abs().round_dp(4))
         .unwrap_or_default();
-    let mut m = Map::new();
-    let mut put = |k: &str, x: Value| {
-        m.insert(k.to_string(), x);
-    };
-    put("positionId", json!(p.position_id));
-    put("accountId", json!(a.id));
-    put(
-        "Product",
-        p.instrument.product_json(NumberStyle::Exact, true),
-    );
-    if let Some(osi) = p.instrument.osi_key() {
-        put("osiKey", json!(osi));
+    PositionFigures {
+        position_id: p.position_id,
+        account_id: &a.id,
+        account_key: &a.key,
+        instrument: p.instrument.clone(),
+        symbol_description: p.instrument.display(),
+        date_acquired_ms: p.acquired_at().map_or(0, ms),
+        quantity: qty,
+        price_paid,
+        last: v.last,
+        prev_close: v.prev_close,
+        volume: v.volume,
+        commissions: cents(p.commissions()),
+        change: v.last - v.prev_close,
+        change_pct: pct(v.last - v.prev_close, v.prev_close),
+        days_gain: v.days_gain,
+        market_value: v.market_value,
+        total_cost: v.total_cost,
+        total_gain,
+        total_gain_pct: pct(total_gain, v.total_cost.abs()),
+        pct_of_portfolio: pct(v.market_value.abs(), total_mv),
+        base_symbol_and_price: p.instrument.symbol().to_string(),
+        greeks: v.greeks.map(|g| PositionGreeks {
+            delta: g.delta,
+            gamma: g.gamma,
+            theta: g.theta,
+            vega: g.vega,
+            rho: Some(g.rho),
+            iv_pct: g.iv_pct,
+        }),
+        quote: None,
+        lots: p.lots.iter().map(|l| lot_figures(p, l, v, now)).collect(),
     }
-    put("symbolDescription", json!(p.instrument.display()));
-    put("dateAcquired", json!(p.acquired_at().map_or(0, ms)));
-    put("pricePaid", num(price_paid));
-    put("price", num(v.last));
-    put("commissions", num(cents(p.commissions())));
-    put("otherFees", json!(0));
-    put("quantity", num(qty));
-    let short = qty.is_sign_negative();
-    put(
-        "positionIndicator",
-        json!(if short { "TYPE5" } else { "TYPE2" }),
-    );
-    put("positionType", json!(if short { "SHORT" } else { "LONG" }));
-    put("change", num(v.last - v.prev_close));
-    put("changePct", num(pct(v.last - v.prev_close, v.prev_close)));
-    put("daysGain", num(v.days_gain));
-    put("daysGainPct", num(pct(v.last - v.prev_close, v.prev_close)));
-    put("marketValue", num(v.market_value));
-    put("totalCost", num(v.total_cost));
-    put("totalGain", num(total_gain));
-    put("totalGainPct", num(pct(total_gain, v.total_cost.abs())));
-    put("pctOfPortfolio", num(pct(v.market_value.abs(), total_mv)));
-    put("costPerShare", num(price_paid));
-    put("todayCommissions", json!(0));
-    put("todayFees", json!(0));
-    put("todayPricePaid", json!(0));
-    put("todayQuantity", json!(0));
-    put("quotestatus", json!("REALTIME"));
-    put("dateTimeUTC", json!(now.as_second()));
-    put("adjPrevClose", num(v.prev_close));
-    put(
-        "lotsDetails",
-        json!(format!(
-            "{BASE_URL}/v1/accounts/{}/portfolio/{}",
-            a.key, p.position_id
-        )),
-    );
-    put(
-        "quoteDetails",
-        json!(format!(
-            "{BASE_URL}/v1/market/quote/{}",
-            p.instrument.quote_symbol()
-        )),
-    );
-    let (name, x) = view_json(view, p, v, now);
-    put(name, x);
-    if lots {
-        put(
-            "positionLot",
-            Value::Array(p.lots.iter().map(|l| lot_json(p, l, v, now)).collect()),
-        );
-    }
-    Value::Object(m)
 }
 
 pub(crate) fn portfolio(
@@ -274,80 +190,50 @@ pub(crate) fn portfolio(
     }
     let totals = bool_param(q, "totalsRequired")?;
     let lots = bool_param(q, "lotsRequired")?;
-    let mut positions: Vec<(&PositionRec, Valued)> = state
+    let positions: Vec<(&PositionRec, Valued)> = state
         .positions
         .values()
         .filter(|p| p.account_key == key)
         .map(|p| (p, valued(ctx, p, now, view == "COMPLETE")))
         .collect();
-    if positions.is_empty() {
-        return Err(PaperError::Empty);
-    }
-    if let Some(sort_by) = sort_by {
-        positions.sort_by(|(p1, v1), (p2, v2)| {
-            let o = match sort_by {
-                "SYMBOL" | "DISPLAY_SYMBOL" | "SYMBOL_DESC" => {
-                    p1.instrument.display().cmp(&p2.instrument.display())
-                }
-                "QUANTITY" => p1.quantity().cmp(&p2.quantity()),
-                "DATE_ACQUIRED" => p1.acquired_at().cmp(&p2.acquired_at()),
-                "MARKET_VALUE" | "PCT_OF_PORTFOLIO" => v1.market_value.cmp(&v2.market_value),
-                "TOTAL_COST" => v1.total_cost.cmp(&v2.total_cost),
-                "TOTAL_GAIN" => {
-                    (v1.market_value - v1.total_cost).cmp(&(v2.market_value - v2.total_cost))
-                }
-                "DAYS_GAIN" => v1.days_gain.cmp(&v2.days_gain),
-                "LAST_TRADE" => v1.last.cmp(&v2.last),
-                _ => std::cmp::Ordering::Equal,
-            };
-            if descending { o.reverse() } else { o }
-        });
-    }
-    let total_pages = positions.len().div_ceil(count);
-    if page > total_pages {
-        return Err(PaperError::Empty);
-    }
     let total_mv: Decimal = positions.iter().map(|(_, v)| v.market_value.abs()).sum();
-    let items: Vec<Value> = positions
-        .iter()
-        .skip((page - 1) * count)
-        .take(count)
-        .map(|(p, v)| position_json(a, p, v, total_mv, view, lots, now))
-        .collect();
-    let mut ap = json!({"accountId": a.id, "totalPages": total_pages, "Position": items});
-    if page < total_pages
-        && let Some(obj) = ap.as_object_mut()
-    {
-        obj.insert("nextPageNo".into(), json!((page + 1).to_string()));
-        obj.insert(
-            "next".into(),
-            json!(next_link(
-                &format!("/v1/accounts/{}/portfolio", a.key),
-                q,
-                "pageNumber",
-                (page + 1).to_string()
-            )),
-        );
-    }
-    let mut body = json!({ "AccountPortfolio": [ap] });
-    if totals && let Some(obj) = body.as_object_mut() {
+    let totals = totals.then(|| {
         let mv: Decimal = positions.iter().map(|(_, v)| v.market_value).sum();
         let cost: Decimal = positions.iter().map(|(_, v)| v.total_cost).sum();
         let todays: Decimal = positions.iter().map(|(_, v)| v.days_gain).sum();
-        obj.insert(
-            "Totals".into(),
-            json!({
-                "todaysGainLoss": num(cents(todays)),
-                "todaysGainLossPct": num(pct(todays, mv - todays)),
-                "totalMarketValue": num(cents(mv)),
-                "totalGainLoss": num(cents(mv - cost)),
-                "totalGainLossPct": num(pct(mv - cost, cost.abs())),
-                "totalPricePaid": num(cents(cost)),
-                "cashBalance": num(cents(a.cash)),
-            }),
-        );
-    }
-    Ok(json!({ "PortfolioResponse": body }))
+        PortfolioTotals {
+            todays_gain_loss: cents(todays),
+            todays_gain_loss_pct: pct(todays, mv - todays),
+            total_market_value: cents(mv),
+            total_gain_loss: cents(mv - cost),
+            total_gain_loss_pct: pct(mv - cost, cost.abs()),
+            total_price_paid: cents(cost),
+            cash_balance: cents(a.cash),
+        }
+    });
+    let figures: Vec<PositionFigures<'_>> = positions
+        .iter()
+        .map(|(p, v)| figures(a, p, v, total_mv, now))
+        .collect();
+    let page_query = PortfolioPage {
+        view,
+        sort_by,
+        descending,
+        count,
+        page,
+        lots,
+    };
+    let path = format!("/v1/accounts/{}/portfolio", a.key);
+    answers::portfolio::portfolio(
+        &a.id,
+        figures,
+        &page_query,
+        totals.as_ref(),
+        now.as_second(),
+        STYLE,
+        |n| next_link(&path, q, "pageNumber", n.to_string()),
+    )
+    .ok_or(PaperError::Empty)
 }
 
 pub(crate) fn position_lots(
@@ -369,6 +255,6 @@ pub(crate) fn position_lots(
         ));
     };
     let v = valued(ctx, p, now, false);
-    let lots: Vec<Value> = p.lots.iter().map(|l| lot_json(p, l, &v, now)).collect();
-    Ok(json!({"PositionLotsResponse": {"PositionLot": lots}}))
+    let lots: Vec<LotFigures> = p.lots.iter().map(|l| lot_figures(p, l, &v, now)).collect();
+    Ok(answers::portfolio::position_lots(&lots, NumberStyle::Exact))
 }

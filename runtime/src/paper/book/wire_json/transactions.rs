@@ -1,64 +1,47 @@
 //! The transaction answers (`GET /v1/accounts/{accountIdKey}/transactions`, one
-//! transaction's details): the filtered, sorted, paged list and its markers.
+//! transaction's details): the book's transactions, filtered and sorted, for the writers in
+//! [`crate::emulation::answers::transactions`].
 
 use crate::etrade::EtradeRequest;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{BASE_URL, account, count_param, date_param, invalid_param, ms, next_link, num, query};
+use super::{BASE_URL, account, count_param, date_param, invalid_param, ms, next_link, query};
 use crate::calendar::time_zone;
-use crate::emulation::{Instrument, NumberStyle, codes};
+use crate::emulation::answers::Style;
+use crate::emulation::answers::transactions::{
+    TransactionEntry, transaction_details as details_answer, transaction_page,
+};
+use crate::emulation::{NumberStyle, codes};
 use crate::paper::book::PaperError;
-use crate::paper::book::state::{AccountRec, State, TransactionRec, TxKind};
+use crate::paper::book::state::{AccountRec, State, TransactionRec};
 
-fn marker_of(t: &TransactionRec) -> String {
-    format!("{}_{}", t.transaction_id, t.at.as_second())
-}
+const STYLE: Style<'static> = Style {
+    numbers: NumberStyle::Exact,
+    base_url: BASE_URL,
+};
 
-fn transaction_product(t: &TransactionRec) -> Value {
-    t.instrument
-        .as_ref()
-        .map_or_else(|| json!({}), |i| i.product_json(NumberStyle::Exact, false))
-}
-
-fn transaction_json(a: &AccountRec, t: &TransactionRec) -> Value {
-    let display = t
-        .instrument
-        .as_ref()
-        .map_or_else(|| " ".to_string(), Instrument::display);
-    let settlement = if t.instrument.is_some() {
-        ms(t.at) + 86_400_000
-    } else {
-        0
-    };
-    json!({
-        "transactionId": t.transaction_id.to_string(),
-        "accountId": a.id,
-        "transactionDate": ms(t.at),
-        "postDate": ms(t.at),
-        "amount": num(t.amount),
-        "description": t.description,
-        "description2": "",
-        "transactionType": t.kind.as_str(),
-        "memo": " ",
-        "imageFlag": false,
-        "instType": "BROKERAGE",
-        "storeId": 0,
-        "brokerage": {
-            "transactionType": t.kind.as_str(),
-            "product": transaction_product(t),
-            "quantity": num(t.quantity),
-            "price": num(t.price),
-            "settlementCurrency": "USD",
-            "paymentCurrency": "USD",
-            "fee": num(t.fee),
-            "displaySymbol": display,
-            "settlementDate": settlement,
+fn entry<'a>(a: &'a AccountRec, t: &'a TransactionRec) -> TransactionEntry<'a> {
+    let at = ms(t.at);
+    TransactionEntry {
+        id: t.transaction_id.to_string(),
+        account_id: &a.id,
+        account_key: &a.key,
+        date_ms: at,
+        post_ms: at,
+        amount: t.amount,
+        description: &t.description,
+        kind: t.kind.as_str(),
+        instrument: t.instrument.clone(),
+        quantity: t.quantity,
+        price: t.price,
+        fee: t.fee,
+        settlement_ms: if t.instrument.is_some() {
+            at + 86_400_000
+        } else {
+            0
         },
-        "detailsURI": format!(
-            "{BASE_URL}/v1/accounts/{}/transactions/{}?storeId=0",
-            a.key, t.transaction_id
-        ),
-    })
+        order_no: t.order_id,
+    }
 }
 
 pub(crate) fn transactions(
@@ -97,42 +80,13 @@ pub(crate) fn transactions(
     if descending {
         list.reverse();
     }
-    let from = match query(q, "marker") {
-        None => 0,
-        Some(m) => match list.iter().position(|t| marker_of(t) == m) {
-            Some(i) => i + 1,
-            None => return Err(invalid_param("marker")),
-        },
-    };
-    let page: Vec<&TransactionRec> = list.iter().skip(from).take(count).copied().collect();
-    let Some(last) = page.last() else {
-        return Err(PaperError::Empty);
-    };
-    let more = from + page.len() < list.len();
-    let mut body = json!({
-        "moreTransactions": more,
-        "transactionCount": page.len(),
-        "totalCount": list.len(),
-        "Transaction": page.iter().map(|t| transaction_json(a, t)).collect::<Vec<_>>(),
-    });
-    if more && let Some(obj) = body.as_object_mut() {
-        let marker = marker_of(last);
-        obj.insert(
-            "next".into(),
-            json!(next_link(
-                &format!("/v1/accounts/{}/transactions", a.key),
-                q,
-                "marker",
-                marker.clone()
-            )),
-        );
-        obj.insert("marker".into(), json!(marker));
-        obj.insert(
-            "pageMarkers".into(),
-            json!(format!("eNp{}", from + page.len())),
-        );
-    }
-    Ok(json!({ "TransactionListResponse": body }))
+    let entries: Vec<TransactionEntry<'_>> = list.into_iter().map(|t| entry(a, t)).collect();
+    let path = format!("/v1/accounts/{}/transactions", a.key);
+    transaction_page(&entries, query(q, "marker"), count, STYLE, |m| {
+        next_link(&path, q, "marker", m.to_string())
+    })
+    .map_err(|_| invalid_param("marker"))?
+    .ok_or(PaperError::Empty)
 }
 
 pub(crate) fn transaction_details(
@@ -152,33 +106,5 @@ pub(crate) fn transaction_details(
             message: "No transaction found for this id.".into(),
         });
     };
-    let category = match t.kind {
-        TxKind::Deposit => {
-            json!({"categoryId": 2, "parentId": 0, "categoryName": "Deposits", "parentName": "Transfers"})
-        }
-        _ => {
-            json!({"categoryId": 4, "parentId": 0, "categoryName": "Trades", "parentName": "Investments"})
-        }
-    };
-    Ok(json!({"TransactionDetailsResponse": {
-        "transactionId": t.transaction_id.to_string(),
-        "accountId": a.id,
-        "transactionDate": ms(t.at),
-        "postDate": ms(t.at),
-        "amount": num(t.amount),
-        "description": t.description,
-        "Category": category,
-        "Brokerage": {
-            "transactionType": t.kind.as_str(),
-            "Product": transaction_product(t),
-            "quantity": num(t.quantity),
-            "price": num(t.price),
-            "settlementCurrency": "USD",
-            "paymentCurrency": "USD",
-            "fee": num(t.fee),
-            "memo": "",
-            "checkNo": "",
-            "orderNo": t.order_id.map(|o| o.to_string()).unwrap_or_default(),
-        },
-    }}))
+    Ok(details_answer(&entry(a, t), NumberStyle::Exact))
 }

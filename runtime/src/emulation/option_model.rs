@@ -1,11 +1,17 @@
-//! The option model: Black-Scholes prices and greeks, and the implied-volatility smile.
+//! The option model both emulators price options with: Black-Scholes prices and greeks, the
+//! implied-volatility smile, and the explicit roundings by which its f64 arithmetic leaves as
+//! exact decimals (so the same input always yields the same cents).
 
 use std::f64::consts::{SQRT_2, TAU};
 
-use crate::paper::touch::CallPut;
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+
+use super::Right;
+use super::json_number::float;
 
 /// Risk-free rate of the option model.
-const RATE: f64 = 0.04;
+pub const RATE: f64 = 0.04;
 
 /// Standard normal CDF from a Chebyshev erfc (fractional error < 1.2e-7), symmetric so
 /// that N(x) + N(-x) = 1 exactly (put-call parity holds to rounding).
@@ -31,17 +37,17 @@ fn norm_pdf(x: f64) -> f64 {
 /// A Black-Scholes value: price per share, and greeks per share (theta per calendar day,
 /// vega and rho per 1 point of volatility / rate).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Model {
-    pub(super) price: f64,
-    pub(super) delta: f64,
-    pub(super) gamma: f64,
-    pub(super) theta: f64,
-    pub(super) vega: f64,
-    pub(super) rho: f64,
+pub struct Model {
+    pub price: f64,
+    pub delta: f64,
+    pub gamma: f64,
+    pub theta: f64,
+    pub vega: f64,
+    pub rho: f64,
 }
 
-pub(super) fn black_scholes(cp: CallPut, s: f64, k: f64, t: f64, sigma: f64) -> Model {
-    let call = cp == CallPut::Call;
+pub fn black_scholes(right: Right, s: f64, k: f64, t: f64, sigma: f64) -> Model {
+    let call = right == Right::Call;
     if t <= 0.0 || sigma <= 0.0 || s <= 0.0 || k <= 0.0 {
         let intrinsic = if call { s - k } else { k - s }.max(0.0);
         let itm = intrinsic > 0.0;
@@ -92,64 +98,41 @@ pub(super) fn black_scholes(cp: CallPut, s: f64, k: f64, t: f64, sigma: f64) -> 
 }
 
 /// The implied volatility at strike `k`: the at-the-money level with a mild skewed smile.
-pub(super) fn smile(atm: f64, s: f64, k: f64) -> f64 {
+pub fn smile(atm: f64, s: f64, k: f64) -> f64 {
     let m = (k / s).ln();
     (atm * (1.0 + 0.4 * m * m - 0.15 * m)).clamp(0.05, 3.0)
 }
 
+/// The `OptionGreeks` block of quotes and chains: greeks to 4 decimals, `iv` the volatility
+/// the model priced with (a fraction).
+pub fn greeks_json(m: &Model, iv: f64) -> Value {
+    json!({"rho": float(round_dec(m.rho, 4)), "vega": float(round_dec(m.vega, 4)),
+        "theta": float(round_dec(m.theta, 4)), "delta": float(round_dec(m.delta, 4)),
+        "gamma": float(round_dec(m.gamma, 4)), "iv": float(round_dec(iv, 4)),
+        "currentValue": false})
+}
+
+/// `x` rounded half away from zero to `dp` decimals (0 for a non-finite or huge value).
+pub fn round_dec(x: f64, dp: u32) -> Decimal {
+    let scaled = (x * 10f64.powi(dp as i32)).round();
+    if !scaled.is_finite() || scaled.abs() >= 9.0e15 {
+        return Decimal::ZERO;
+    }
+    Decimal::new(scaled as i64, dp)
+}
+
+/// Money: cents, or 4 decimals below $1.
+pub fn money(x: f64) -> Decimal {
+    if x.abs() < 1.0 {
+        round_dec(x, 4)
+    } else {
+        round_dec(x, 2)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::rounding::{round_dec, to_f64};
-    use super::super::sessions::{YEAR_SECS, secs};
-    use super::super::test_support::{TUE_11, contract, m, ts};
     use super::*;
-    use crate::calendar;
-    use crate::paper::touch::{CallPut, Touch};
-    use jiff::civil::date;
-
-    #[test]
-    fn parity_and_greeks() {
-        let mk = m();
-        let at = ts(TUE_11);
-        for (sym, exp) in [
-            ("AAPL", date(2026, 3, 20)),
-            ("IBM", date(2026, 6, 18)),
-            ("QRS", date(2026, 4, 17)),
-        ] {
-            let s = to_f64(mk.underlying_price(sym, at).expect("u"));
-            let strikes = mk.strikes_near(sym, round_dec(s, 2)).expect("strikes");
-            for k in strikes {
-                let (_, call) = mk
-                    .option_at(&contract(sym, exp, CallPut::Call, &k.to_string()), at)
-                    .expect("call");
-                let (_, put) = mk
-                    .option_at(&contract(sym, exp, CallPut::Put, &k.to_string()), at)
-                    .expect("put");
-                let kf = to_f64(k);
-                let close = calendar::regular_hours(exp).expect("trading day").1;
-                let t = (secs(close) - secs(call.te)) / YEAR_SECS;
-                let forward = call.s - kf * (-RATE * t).exp();
-                let diff = call.model.price - put.model.price - forward;
-                assert!(diff.abs() < 1e-6, "{sym} {k}: parity off by {diff}");
-                // Quoted mids within their spreads of parity.
-                let mid = |t: &Touch| to_f64(t.bid + t.ask) / 2.0;
-                let slack = to_f64(call.touch.ask - call.touch.bid + put.touch.ask - put.touch.bid);
-                assert!(
-                    (mid(&call.touch) - mid(&put.touch) - forward).abs() <= slack + 0.02,
-                    "{sym} {k}"
-                );
-                assert!((0.0..=1.0).contains(&call.model.delta));
-                assert!((-1.0..=0.0).contains(&put.model.delta));
-                assert!(call.model.gamma >= 0.0 && call.model.vega >= 0.0);
-                assert!(call.model.theta <= 0.0);
-                if (kf / s).ln().abs() < 0.1 {
-                    assert!(call.model.delta > 0.0 && call.model.delta < 1.0);
-                    assert!(call.model.rho > 0.0 && put.model.rho < 0.0);
-                }
-                assert!(call.iv >= 0.05 && call.iv <= 3.0);
-            }
-        }
-    }
 
     #[test]
     fn norm_cdf_is_accurate() {
@@ -161,5 +144,13 @@ mod tests {
         ] {
             assert!((norm_cdf(x) - want).abs() < 1e-7, "{x}");
         }
+    }
+
+    #[test]
+    fn roundings() {
+        assert_eq!(round_dec(1.23456, 4), Decimal::new(12346, 5 - 1));
+        assert_eq!(money(0.123456), Decimal::new(1235, 4));
+        assert_eq!(money(12.345), Decimal::new(1235, 2));
+        assert_eq!(round_dec(f64::NAN, 2), Decimal::ZERO);
     }
 }

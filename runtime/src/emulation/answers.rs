@@ -1,0 +1,30 @@
+//! E*TRADE's read answers, written once for both emulators. Each writer takes what the
+//! answer says as plain figures (an emulator computes them from its own book and market) and
+//! gives back the body E*TRADE would send, in its wire names; the emulator only chooses how
+//! numbers are written ([`NumberStyle`]) and which host the links name.
+//!
+//! * [`accounts`]: the account list; [`balance`]: an account's balance.
+//! * [`portfolio`]: positions in each view, their lots and the totals.
+//! * [`transactions`]: the transaction list page and one transaction's details.
+//! * [`quotes`]: equity and option quotes; [`lookup`]: product lookup.
+//! * [`chains`]: option chains and expiry dates.
+//! * [`order_entry`]: the preview, place and cancel answers around the echoed order.
+
+use super::NumberStyle;
+
+pub mod accounts;
+pub mod balance;
+pub mod chains;
+pub mod lookup;
+pub mod order_entry;
+pub mod portfolio;
+pub mod quotes;
+pub mod transactions;
+
+/// How an emulator writes its answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style<'a> {
+    pub numbers: NumberStyle,
+    /// The host links in answers point at (`https://api.etrade.com`, or the fake's own).
+    pub base_url: &'a str,
+}
