@@ -41,6 +41,16 @@ impl AnswerOrderTicketInputDecision {
         }
     }
 }
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::CallPut::is_wire("CALL"),
+        "spec/tools.yaml: `CALL` is not an etrade::CallPut value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::CallPut::is_wire("PUT"),
+        "spec/tools.yaml: `PUT` is not an etrade::CallPut value"
+    );
+};
 
 /// Typed input, built only from validated arguments.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
@@ -1432,32 +1442,14 @@ pub struct LookupProductInput {
     /// Words of the company name, e.g. "apple" or "international business".
     pub search: ::std::string::String,
 }
-
-/// One leg of a spread order.
-#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OrderLeg {
-    /// The stock, or the option's underlying.
-    pub symbol: ::std::string::String,
-    pub security_type: ::runtime::__codegen::vocabulary::SecurityType,
-    #[serde(default)]
-    pub call_put: ::core::option::Option<::runtime::__codegen::vocabulary::CallPut>,
-    #[serde(default)]
-    pub expiration: ::core::option::Option<::runtime::__codegen::Date>,
-    #[serde(default)]
-    pub strike_price: ::core::option::Option<::runtime::__codegen::Decimal>,
-    pub order_action: ::runtime::__codegen::vocabulary::OrderAction,
-    /// Shares (EQ leg) or contracts (OPTN leg), a whole number.
-    pub quantity: ::runtime::__codegen::Decimal,
-}
 const _: () = {
     ::core::assert!(
-        ::runtime::__codegen::vocabulary::CallPut::is_wire("CALL"),
-        "spec/tools.yaml: `CALL` is not an etrade::CallPut value"
+        ::runtime::__codegen::vocabulary::MarketSession::is_wire("REGULAR"),
+        "spec/tools.yaml: `REGULAR` is not an etrade::MarketSession value"
     );
     ::core::assert!(
-        ::runtime::__codegen::vocabulary::CallPut::is_wire("PUT"),
-        "spec/tools.yaml: `PUT` is not an etrade::CallPut value"
+        ::runtime::__codegen::vocabulary::MarketSession::is_wire("EXTENDED"),
+        "spec/tools.yaml: `EXTENDED` is not an etrade::MarketSession value"
     );
 };
 const _: () = {
@@ -1494,16 +1486,24 @@ const _: () = {
         "spec/tools.yaml: `SELL_CLOSE` is not an etrade::OrderAction value"
     );
 };
-const _: () = {
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::SecurityType::is_wire("EQ"),
-        "spec/tools.yaml: `EQ` is not an etrade::SecurityType value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::SecurityType::is_wire("OPTN"),
-        "spec/tools.yaml: `OPTN` is not an etrade::SecurityType value"
-    );
-};
+
+/// One leg of a spread order.
+#[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderLeg {
+    /// The stock, or the option's underlying.
+    pub symbol: ::std::string::String,
+    pub security_type: ::runtime::__codegen::vocabulary::SecurityType,
+    #[serde(default)]
+    pub call_put: ::core::option::Option<::runtime::__codegen::vocabulary::CallPut>,
+    #[serde(default)]
+    pub expiration: ::core::option::Option<::runtime::__codegen::Date>,
+    #[serde(default)]
+    pub strike_price: ::core::option::Option<::runtime::__codegen::Decimal>,
+    pub order_action: ::runtime::__codegen::vocabulary::OrderAction,
+    /// Shares (EQ leg) or contracts (OPTN leg), a whole number.
+    pub quantity: ::runtime::__codegen::Decimal,
+}
 
 /// One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
@@ -1559,60 +1559,6 @@ pub struct OrderRequest {
 }
 const _: () = {
     ::core::assert!(
-        ::runtime::__codegen::vocabulary::CallPut::is_wire("CALL"),
-        "spec/tools.yaml: `CALL` is not an etrade::CallPut value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::CallPut::is_wire("PUT"),
-        "spec/tools.yaml: `PUT` is not an etrade::CallPut value"
-    );
-};
-const _: () = {
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::MarketSession::is_wire("REGULAR"),
-        "spec/tools.yaml: `REGULAR` is not an etrade::MarketSession value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::MarketSession::is_wire("EXTENDED"),
-        "spec/tools.yaml: `EXTENDED` is not an etrade::MarketSession value"
-    );
-};
-const _: () = {
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY"),
-        "spec/tools.yaml: `BUY` is not an etrade::OrderAction value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL"),
-        "spec/tools.yaml: `SELL` is not an etrade::OrderAction value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_TO_COVER"),
-        "spec/tools.yaml: `BUY_TO_COVER` is not an etrade::OrderAction value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_SHORT"),
-        "spec/tools.yaml: `SELL_SHORT` is not an etrade::OrderAction value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_OPEN"),
-        "spec/tools.yaml: `BUY_OPEN` is not an etrade::OrderAction value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("BUY_CLOSE"),
-        "spec/tools.yaml: `BUY_CLOSE` is not an etrade::OrderAction value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_OPEN"),
-        "spec/tools.yaml: `SELL_OPEN` is not an etrade::OrderAction value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::OrderAction::is_wire("SELL_CLOSE"),
-        "spec/tools.yaml: `SELL_CLOSE` is not an etrade::OrderAction value"
-    );
-};
-const _: () = {
-    ::core::assert!(
         ::runtime::__codegen::vocabulary::OrderTerm::is_wire("GOOD_FOR_DAY"),
         "spec/tools.yaml: `GOOD_FOR_DAY` is not an etrade::OrderTerm value"
     );
@@ -1663,36 +1609,6 @@ const _: () = {
         "spec/tools.yaml: `IRON_CONDOR` is not an etrade::OrderType value"
     );
 };
-const _: () = {
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::PriceType::is_wire("MARKET"),
-        "spec/tools.yaml: `MARKET` is not an etrade::PriceType value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::PriceType::is_wire("LIMIT"),
-        "spec/tools.yaml: `LIMIT` is not an etrade::PriceType value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::PriceType::is_wire("STOP"),
-        "spec/tools.yaml: `STOP` is not an etrade::PriceType value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::PriceType::is_wire("STOP_LIMIT"),
-        "spec/tools.yaml: `STOP_LIMIT` is not an etrade::PriceType value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_DEBIT"),
-        "spec/tools.yaml: `NET_DEBIT` is not an etrade::PriceType value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_CREDIT"),
-        "spec/tools.yaml: `NET_CREDIT` is not an etrade::PriceType value"
-    );
-    ::core::assert!(
-        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_EVEN"),
-        "spec/tools.yaml: `NET_EVEN` is not an etrade::PriceType value"
-    );
-};
 
 /// Typed input, built only from validated arguments.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
@@ -1734,6 +1650,46 @@ pub struct PreviewOrderInput {
     pub account_id_key: ::std::string::String,
     pub request: OrderRequest,
 }
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("MARKET"),
+        "spec/tools.yaml: `MARKET` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("LIMIT"),
+        "spec/tools.yaml: `LIMIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("STOP"),
+        "spec/tools.yaml: `STOP` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("STOP_LIMIT"),
+        "spec/tools.yaml: `STOP_LIMIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_DEBIT"),
+        "spec/tools.yaml: `NET_DEBIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_CREDIT"),
+        "spec/tools.yaml: `NET_CREDIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_EVEN"),
+        "spec/tools.yaml: `NET_EVEN` is not an etrade::PriceType value"
+    );
+};
+const _: () = {
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::SecurityType::is_wire("EQ"),
+        "spec/tools.yaml: `EQ` is not an etrade::SecurityType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::SecurityType::is_wire("OPTN"),
+        "spec/tools.yaml: `OPTN` is not an etrade::SecurityType value"
+    );
+};
 
 /// Typed input, built only from validated arguments.
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]

@@ -544,13 +544,13 @@ impl TypeSink {
                 quote! { #i }
             }
             Ty::Enum {
-                rust_name,
                 values,
                 vocabulary: Some(word),
+                ..
             } => {
                 let i = format_ident!("{}", word);
                 let ty = quote! { ::runtime::__codegen::vocabulary::#i };
-                self.vocabulary_subset(rust_name, word, &ty, values);
+                self.vocabulary_subset(word, &ty, values);
                 ty
             }
             Ty::Array { items, .. } => {
@@ -571,14 +571,9 @@ impl TypeSink {
 
     /// A compile-time check that E*TRADE's word `ty` spells every value the spec accepts
     /// for it, so a value the vocabulary lacks (or renamed) fails the build here.
-    fn vocabulary_subset(
-        &mut self,
-        rust_name: &str,
-        word: &str,
-        ty: &TokenStream,
-        values: &[String],
-    ) {
-        let key = format!("{rust_name}Values");
+    fn vocabulary_subset(&mut self, word: &str, ty: &TokenStream, values: &[String]) {
+        // Once per word and list: the same subset on two fields needs one check.
+        let key = format!("{word}Values{}", values.join("_"));
         if self.items.contains_key(&key) {
             return;
         }

@@ -140,16 +140,34 @@ fn the_literal_check_finds_a_planted_literal() {
 
 /// The file declares its own `name`, or imports one from outside the E*TRADE models.
 fn defines_or_imports_another(text: &str, name: &str) -> bool {
-    text.lines().any(|l| {
+    let declares = text.lines().any(|l| {
         let l = l.trim();
-        let declares = [format!("struct {name} "), format!("enum {name} ")]
+        [format!("struct {name} "), format!("enum {name} ")]
             .iter()
-            .any(|d| l.contains(d.as_str()));
-        let imports = l.starts_with("use ")
-            && l.contains(name)
-            && !(l.contains("models") || l.contains("answers") || l.contains("generated"));
-        declares || imports
-    })
+            .any(|d| l.contains(d.as_str()))
+    });
+    // A `use` statement, however many lines it spans, naming `name` from anywhere but the
+    // models (`etrade::models`, `etrade::answers`, the generated module).
+    let imports = text
+        .split(';')
+        .filter_map(|statement| {
+            let lines: Vec<&str> = statement
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or("").trim())
+                .collect();
+            let start = lines
+                .iter()
+                .position(|l| l.starts_with("use ") || l.starts_with("pub use "))?;
+            Some(lines[start..].join(" "))
+        })
+        .any(|u| {
+            u.contains(name)
+                && !(u.contains("etrade::models")
+                    || u.contains("etrade::answers")
+                    || u.contains("models::")
+                    || u.contains("generated"))
+        });
+    declares || imports
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
