@@ -11,11 +11,18 @@ use crate::ir;
 use crate::model::{S, ToolDef};
 use std::path::{Path, PathBuf};
 
-/// The workspace root, where `apps/` lives (codegen sits inside the workspace).
+/// Where `apps/` lives: the workspace root (codegen sits inside the workspace), else, for the
+/// published crates, the current directory: the `etrade-mcp` package a build script runs in,
+/// which carries `apps/`.
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    if workspace.join(APPS_DIR).is_dir() {
+        workspace
+    } else {
+        PathBuf::from(".")
+    }
 }
 
 /// Where app sources must live, relative to the workspace root.
