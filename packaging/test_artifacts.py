@@ -320,6 +320,19 @@ def check_server_json(dist: Path, version: str) -> None:
           f"mcp-name: {doc['name']}" in readme, doc["name"])
 
 
+def check_crate_versions(version: str) -> None:
+    """The internal path dependencies carry a version for `cargo publish`; it must be the
+    workspace's, or the published crates would ask for another release of each other."""
+    wrong = []
+    for manifest in ("Cargo.toml", "runtime/Cargo.toml", "codegen/Cargo.toml"):
+        doc = tomllib.loads((ROOT / manifest).read_text())
+        for table in ("dependencies", "build-dependencies"):
+            for name, dep in (doc.get(table) or {}).items():
+                if isinstance(dep, dict) and "path" in dep and dep.get("version") != version:
+                    wrong.append(f"{manifest} {table}.{name} = {dep.get('version')}")
+    check(f"path dependencies name version {version}", not wrong, "; ".join(wrong))
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--dist", default=str(ROOT / "dist"))
@@ -344,6 +357,7 @@ def main() -> int:
         check_linux_bundle(dist, v, work)
         check_wheel(dist, v, work)
         check_server_json(dist, v)
+        check_crate_versions(v)
         if (dist / f"etrade-mcp-{v}-x86_64-pc-windows-gnu.zip").exists():
             check_windows_zip(dist, v)
         if (dist / f"etrade-mcp-{v}-win-x64.mcpb").exists():

@@ -134,6 +134,33 @@ async fn production_trading_needs_explicit_confirmation() {
     assert_eq!(trade["granted"], true);
 }
 
+/// `--allow-trading=BOOL` (what an MCP Bundle's switch passes): `false` grants nothing, the
+/// same as leaving the flag out; `true` is the bare flag; anything else is refused.
+#[tokio::test]
+async fn allow_trading_takes_an_explicit_true_or_false() {
+    let home = home();
+    for (flag, listed) in [
+        ("--allow-trading=false", false),
+        ("--allow-trading=true", true),
+        ("--allow-trading", true),
+    ] {
+        let client = stdio_client(&home, &[flag]).await;
+        let tools = client.list_all_tools().await.expect("tools/list");
+        assert_eq!(
+            tools.iter().any(|t| t.name == "place_order"),
+            listed,
+            "{flag}: place_order listed"
+        );
+    }
+    let refused = command(&home, &["serve", "--allow-trading=maybe"])
+        .output()
+        .await
+        .expect("run");
+    assert_eq!(refused.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("--allow-trading"), "{err}");
+}
+
 #[tokio::test]
 async fn completions_cover_every_command() {
     let home = home();
