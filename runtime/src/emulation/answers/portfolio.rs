@@ -96,7 +96,7 @@ pub struct LotFigures {
 
 /// The account's `Totals`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PortfolioTotals {
+pub struct TotalsFigures {
     pub todays_gain_loss: Decimal,
     pub todays_gain_loss_pct: Decimal,
     pub total_market_value: Decimal,
@@ -349,7 +349,7 @@ pub fn portfolio(
     account_id: &str,
     mut positions: Vec<PositionFigures<'_>>,
     q: &PortfolioPage<'_>,
-    totals: Option<&PortfolioTotals>,
+    totals: Option<&TotalsFigures>,
     now_s: i64,
     style: Style<'_>,
     next_link: impl Fn(usize) -> String,
