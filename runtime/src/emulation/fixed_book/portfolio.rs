@@ -6,23 +6,12 @@ use serde_json::Value;
 
 use super::{FixedAccount, FixedPosition, pct, round};
 use crate::emulation::answers::Style;
+pub use crate::emulation::answers::portfolio::Fundamentals;
 use crate::emulation::answers::portfolio::{
     LotFigures, PortfolioPage, PositionFigures, PositionGreeks, QuoteExtras, TotalsFigures,
     portfolio, position_lots,
 };
 use crate::emulation::{Instrument, NumberStyle, Right};
-
-/// What the FUNDAMENTAL and COMPLETE views show of a position's security.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Fundamentals {
-    pub pe_ratio: Decimal,
-    pub eps: Decimal,
-    pub dividend: Decimal,
-    pub div_yield: Decimal,
-    pub market_cap: Decimal,
-    pub week52_low: Decimal,
-    pub week52_high: Decimal,
-}
 
 /// The portfolio query, checked (see [`PortfolioPage`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +84,6 @@ impl FixedPosition {
         total_mv: Decimal,
         now_s: i64,
     ) -> PositionFigures<'a> {
-        let f = &self.fundamentals;
         let five = Decimal::new(5, 2);
         let base_price = self.underlier_price.unwrap_or(self.last);
         PositionFigures {
@@ -128,13 +116,7 @@ impl FixedPosition {
             quote: Some(QuoteExtras {
                 bid: round(self.last - five, 2),
                 ask: round(self.last + five, 2),
-                pe_ratio: f.pe_ratio,
-                eps: f.eps,
-                dividend: f.dividend,
-                div_yield: f.div_yield,
-                market_cap: f.market_cap,
-                week52_low: f.week52_low,
-                week52_high: f.week52_high,
+                fundamentals: self.fundamentals,
             }),
             lots: vec![self.lot(now_s)],
         }
