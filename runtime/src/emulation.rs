@@ -15,7 +15,9 @@
 //!   orders already in the book.
 //! * [`answers`]: every read answer (accounts, balance, portfolio, transactions, quotes,
 //!   lookup, option chains and expiries), written from figures each emulator computes;
-//!   [`alerts`]: the alert inbox; [`option_model`]: how both price an option.
+//!   [`alerts`]: the alert inbox; [`option_model`]: how both price an option;
+//!   [`fixed_book`] and [`fixed_market`]: the fake's book and market, figures given by hand
+//!   that never move.
 //! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
@@ -40,6 +42,8 @@ pub mod order_status;
 // The read side: every answer's writer, the alert inbox and the option model.
 pub mod alerts;
 pub mod answers;
+pub mod fixed_book;
+pub mod fixed_market;
 pub mod option_model;
 
 pub mod query_params;

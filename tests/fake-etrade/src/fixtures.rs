@@ -2,6 +2,7 @@
 //! (transactions, orders, quotes) can build on the same holdings.
 
 use jiff::civil::Date;
+use runtime::emulation::fixed_book::{FixedAccount, FixedPosition, FixedTransaction, Fundamentals};
 use runtime::emulation::json_number::from_f64;
 use runtime::emulation::{Instrument, Right};
 
@@ -149,80 +150,95 @@ impl PositionFixture {
             },
         }
     }
-    pub fn multiplier(&self) -> f64 {
-        if self.option.is_some() { 100.0 } else { 1.0 }
+}
+
+impl AccountFixture {
+    pub fn is_margin(&self) -> bool {
+        self.account_mode == "MARGIN"
     }
-    pub fn market_value(&self) -> f64 {
-        round(self.quantity * self.last_trade * self.multiplier(), 2)
-    }
-    pub fn total_cost(&self) -> f64 {
-        round(
-            self.quantity * self.price_paid * self.multiplier() + self.commissions,
-            2,
-        )
-    }
-    pub fn total_gain(&self) -> f64 {
-        round(self.market_value() - self.total_cost(), 2)
-    }
-    pub fn change(&self) -> f64 {
-        round(self.last_trade - self.previous_close, 4)
-    }
-    pub fn change_pct(&self) -> f64 {
-        pct(self.change(), self.previous_close)
-    }
-    pub fn days_gain(&self) -> f64 {
-        round(self.change() * self.quantity * self.multiplier(), 2)
-    }
-    pub fn display_symbol(&self) -> String {
-        match &self.option {
-            None => self.symbol.clone(),
-            Some(o) => o
-                .instrument(&self.symbol)
-                .map_or_else(|| self.symbol.clone(), |i| i.display()),
+
+    /// The account as the emulation's fixed book holds it.
+    pub(crate) fn book(&self) -> FixedAccount {
+        FixedAccount {
+            id: self.account_id.clone(),
+            key: self.account_id_key.clone(),
+            mode: self.account_mode.clone(),
+            desc: self.account_desc.clone(),
+            name: self.account_name.clone(),
+            account_type: self.account_type.clone(),
+            institution_type: self.institution_type.clone(),
+            status: self.account_status.clone(),
+            closed_date: self.closed_date,
+            inst_no: self.inst_no,
+            option_level: self.option_level.clone(),
+            day_trader_status: self.day_trader_status.clone(),
+            cash: from_f64(self.cash_balance),
+            money_market: from_f64(self.money_market_balance),
+            positions: self.positions.iter().map(PositionFixture::book).collect(),
+            transactions: self
+                .transactions
+                .iter()
+                .map(TransactionFixture::book)
+                .collect(),
         }
     }
 }
 
-impl AccountFixture {
-    pub fn long_value(&self) -> f64 {
-        round(
-            self.positions
-                .iter()
-                .map(PositionFixture::market_value)
-                .filter(|v| *v > 0.0)
-                .sum(),
-            2,
-        )
+impl PositionFixture {
+    fn book(&self) -> FixedPosition {
+        let d = from_f64;
+        FixedPosition {
+            position_id: self.position_id,
+            instrument: self.instrument(),
+            description: self.symbol_description.clone(),
+            quantity: d(self.quantity),
+            price_paid: d(self.price_paid),
+            commissions: d(self.commissions),
+            last: d(self.last_trade),
+            previous_close: d(self.previous_close),
+            volume: u64::try_from(self.volume).unwrap_or(0),
+            date_acquired_ms: self.date_acquired,
+            underlier_price: self.option.as_ref().map(|o| d(o.underlier_price)),
+            fundamentals: Fundamentals {
+                pe_ratio: d(self.pe_ratio),
+                eps: d(self.eps),
+                dividend: d(self.dividend),
+                div_yield: d(self.div_yield),
+                market_cap: d(self.market_cap),
+                week52_low: d(self.week52_low),
+                week52_high: d(self.week52_high),
+            },
+        }
     }
-    pub fn short_value(&self) -> f64 {
-        round(
-            self.positions
-                .iter()
-                .map(PositionFixture::market_value)
-                .filter(|v| *v < 0.0)
-                .sum(),
-            2,
-        )
-    }
-    pub fn net_market_value(&self) -> f64 {
-        round(self.long_value() + self.short_value(), 2)
-    }
-    pub fn is_margin(&self) -> bool {
-        self.account_mode == "MARGIN"
+}
+
+impl TransactionFixture {
+    fn book(&self) -> FixedTransaction {
+        let d = from_f64;
+        FixedTransaction {
+            id: self.transaction_id.clone(),
+            date_ms: self.transaction_date,
+            post_ms: self.post_date,
+            amount: d(self.amount),
+            description: self.description.clone(),
+            kind: self.transaction_type.clone(),
+            instrument: match (&self.symbol, &self.security_type) {
+                (Some(symbol), Some(_)) => Some(Instrument::Equity {
+                    symbol: symbol.clone(),
+                }),
+                _ => None,
+            },
+            quantity: d(self.quantity),
+            price: d(self.price),
+            fee: d(self.fee),
+            order_no: (self.order_no != 0).then_some(self.order_no),
+        }
     }
 }
 
 pub(crate) fn round(x: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
     (x * f).round() / f
-}
-
-pub(crate) fn pct(part: f64, whole: f64) -> f64 {
-    if whole == 0.0 {
-        0.0
-    } else {
-        round(part / whole * 100.0, 4)
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -598,9 +614,10 @@ mod tests {
         let call = &f.accounts[0].positions[8];
         let o = call.option.as_ref().unwrap();
         assert_eq!(o.osi_key("AAPL"), "AAPL--270115C00180000");
-        assert_eq!(call.display_symbol(), "AAPL Jan 15 '27 $180 Call");
-        assert_eq!(call.market_value(), 3280.0);
-        assert_eq!(call.total_cost(), 2811.3);
+        assert_eq!(call.instrument().display(), "AAPL Jan 15 '27 $180 Call");
+        let booked = &f.accounts[0].book().positions[8];
+        assert_eq!(booked.market_value(), from_f64(3280.0));
+        assert_eq!(booked.total_cost(), from_f64(2811.3));
     }
 
     #[test]

@@ -1,11 +1,8 @@
 //! Market, order and alert data the fake serves (static; mutations live in the server state).
 //!
-//! * Quotes: the symbols in [`QUOTES`] have hand-written data; any other plain symbol of one
-//!   to five letters gets a synthesized quote, except symbols starting with `XX`, which are
-//!   unknown (reported per symbol in `QuoteResponse.Messages`, like E*TRADE). Option symbols
-//!   `UNDERLIER:YYYY:M:D:CALL|PUT:STRIKE` are quoted when the underlier is known.
-//! * Option chains and expiry dates for every symbol in [`QUOTES`] (third-Friday monthlies
-//!   plus weeklies, strikes around the last trade, simple made-up greeks).
+//! * The listings of the fixed market ([`market`]): [`QUOTES`] and the extra names product
+//!   lookup finds ([`LOOKUP_EXTRA`]). What the market derives from them (other symbols,
+//!   options, chains, expiries) is `runtime::emulation::fixed_market`'s.
 //! * Orders per account number ([`orders_for`]), copied into the order book
 //!   (`orders_state`) so they can be cancelled or changed; accounts without any → 204.
 //! * The alert inbox ([`ALERTS`]); nothing DELETED until deleted through the API, so asking
@@ -13,30 +10,33 @@
 //!   code 53.
 
 use jiff::civil::date;
+use jiff::tz::TimeZone;
 use runtime::emulation::alerts::Alert;
+use runtime::emulation::fixed_market::{FixedMarket, Listing, LookupExtra};
+use runtime::emulation::json_number::from_f64;
 use runtime::emulation::{
     Action, Instrument, MarketSession, OrderStatus, OrderTerm, OrderType, PriceType, Right,
 };
 use rust_decimal::Decimal;
 
 /// One equity / fund in the quote table.
-pub(crate) struct QuoteFx {
+struct QuoteFx {
     pub symbol: &'static str,
     pub name: &'static str,
     pub security_type: &'static str,
     pub exchange: &'static str,
     pub last: f64,
     pub previous_close: f64,
-    pub volume: i64,
+    pub volume: u64,
     pub eps: f64,
     pub dividend: f64,
     pub high52: f64,
     pub low52: f64,
-    pub shares_outstanding: i64,
+    pub shares_outstanding: u64,
     pub beta: f64,
 }
 
-pub(crate) const QUOTES: &[QuoteFx] = &[
+const QUOTES: &[QuoteFx] = &[
     QuoteFx {
         symbol: "AAPL",
         name: "APPLE INC COM",
@@ -145,16 +145,42 @@ pub(crate) const QUOTES: &[QuoteFx] = &[
 ];
 
 /// Matching words of these company names answer product lookup.
-pub(crate) const LOOKUP_EXTRA: &[(&str, &str, &str)] = &[
+const LOOKUP_EXTRA: &[(&str, &str, &str)] = &[
     ("APLE", "APPLE HOSPITALITY REIT INC COM NEW", "EQUITY"),
     ("IBM", "INTERNATIONAL BUSINESS MACHS COM", "EQUITY"),
     ("SPY", "SPDR S&P 500 ETF TR TR UNIT", "ETF"),
 ];
 
-pub(crate) fn quote_fx(symbol: &str) -> Option<&'static QuoteFx> {
-    QUOTES
+/// The fixed market of [`QUOTES`] and [`LOOKUP_EXTRA`], its day in `tz`.
+pub(crate) fn market(tz: TimeZone) -> FixedMarket {
+    let d = from_f64;
+    let listings = QUOTES
         .iter()
-        .find(|q| q.symbol.eq_ignore_ascii_case(symbol))
+        .map(|q| Listing {
+            symbol: q.symbol.into(),
+            name: q.name.into(),
+            security_type: q.security_type.into(),
+            exchange: q.exchange.into(),
+            last: d(q.last),
+            previous_close: d(q.previous_close),
+            volume: q.volume,
+            eps: d(q.eps),
+            dividend: d(q.dividend),
+            high52: d(q.high52),
+            low52: d(q.low52),
+            shares_outstanding: q.shares_outstanding,
+            beta: d(q.beta),
+        })
+        .collect();
+    let extra = LOOKUP_EXTRA
+        .iter()
+        .map(|&(symbol, name, kind)| LookupExtra {
+            symbol: symbol.into(),
+            name: name.into(),
+            kind: kind.into(),
+        })
+        .collect();
+    FixedMarket::new(listings, extra, tz)
 }
 
 /// One order leg.

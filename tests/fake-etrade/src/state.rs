@@ -6,6 +6,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use jiff::{Timestamp, tz::TimeZone};
 use runtime::emulation::alerts::AlertInbox;
+use runtime::emulation::fixed_market::FixedMarket;
 
 use crate::canned::CannedTable;
 use crate::clock::{FakeClock, lock};
@@ -25,6 +26,8 @@ pub struct TokenPair {
 
 pub(crate) struct Shared {
     pub config: FakeConfig,
+    /// The quotes, lookup and options the fake serves.
+    pub market: FixedMarket,
     pub clock: FakeClock,
     pub tz: TimeZone,
     pub base_url: String,
@@ -96,7 +99,9 @@ impl Shared {
             alerts: AlertInbox::new(crate::fixtures_market::alerts()),
             placed_id_location: config.placed_id_location,
         };
+        let market = crate::fixtures_market::market(tz.clone());
         Ok(Self {
+            market,
             config,
             clock,
             tz,

@@ -63,6 +63,12 @@ pub struct PositionGreeks {
 pub struct QuoteExtras {
     pub bid: Decimal,
     pub ask: Decimal,
+    pub fundamentals: Fundamentals,
+}
+
+/// What the FUNDAMENTAL and COMPLETE views show of a position's security.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fundamentals {
     pub pe_ratio: Decimal,
     pub eps: Decimal,
     pub dividend: Decimal,
@@ -96,7 +102,7 @@ pub struct LotFigures {
 
 /// The account's `Totals`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PortfolioTotals {
+pub struct TotalsFigures {
     pub todays_gain_loss: Decimal,
     pub todays_gain_loss_pct: Decimal,
     pub total_market_value: Decimal,
@@ -177,12 +183,12 @@ fn view_json(
         "FUNDAMENTAL" => {
             let mut v = json!({"lastTrade": n(p.last), "lastTradeTime": now_s, "change": n(p.change),
                 "changePct": n(p.change_pct), "quoteStatus": "REALTIME"});
-            if let Some(q) = q {
+            if let Some(f) = q.map(|q| &q.fundamentals) {
                 merge(
                     &mut v,
-                    json!({"peRatio": n(q.pe_ratio), "eps": n(q.eps), "dividend": n(q.dividend),
-                        "divYield": n(q.div_yield), "marketCap": n(q.market_cap),
-                        "week52Range": format!("{:.2}-{:.2}", q.week52_low, q.week52_high)}),
+                    json!({"peRatio": n(f.pe_ratio), "eps": n(f.eps), "dividend": n(f.dividend),
+                        "divYield": n(f.div_yield), "marketCap": n(f.market_cap),
+                        "week52Range": format!("{:.2}-{:.2}", f.week52_low, f.week52_high)}),
                 );
             }
             ("Fundamental", v)
@@ -209,12 +215,13 @@ fn view_json(
                 "symbolDescription": p.symbol_description, "currency": "USD",
                 "quoteStatus": "REALTIME"});
             if let Some(q) = q {
+                let f = &q.fundamentals;
                 merge(
                     &mut v,
                     json!({"bid": n(q.bid), "bidSize": 100, "ask": n(q.ask), "askSize": 200,
-                        "week52Low": n(q.week52_low), "week52High": n(q.week52_high),
-                        "eps": n(q.eps), "pe": n(q.pe_ratio), "marketCap": n(q.market_cap),
-                        "dividend": n(q.dividend), "divYield": n(q.div_yield),
+                        "week52Low": n(f.week52_low), "week52High": n(f.week52_high),
+                        "eps": n(f.eps), "pe": n(f.pe_ratio), "marketCap": n(f.market_cap),
+                        "dividend": n(f.dividend), "divYield": n(f.div_yield),
                         "marginable": !p.instrument.is_option(),
                         "baseSymbolAndPrice": p.base_symbol_and_price, "daysToExpiration": 0}),
                 );
@@ -349,7 +356,7 @@ pub fn portfolio(
     account_id: &str,
     mut positions: Vec<PositionFigures<'_>>,
     q: &PortfolioPage<'_>,
-    totals: Option<&PortfolioTotals>,
+    totals: Option<&TotalsFigures>,
     now_s: i64,
     style: Style<'_>,
     next_link: impl Fn(usize) -> String,

@@ -121,7 +121,7 @@ fn quote(s: &Shared, i: &Instrument) -> Option<(f64, f64, String)> {
             right.as_str(),
             to_f64(*strike),
         ),
-        Instrument::Equity { .. } | Instrument::Fund { .. } => equity_bid_ask(i.symbol()),
+        Instrument::Equity { .. } | Instrument::Fund { .. } => equity_bid_ask(s, i.symbol()),
     }
 }
 

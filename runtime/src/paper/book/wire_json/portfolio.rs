@@ -12,7 +12,7 @@ use super::{
 };
 use crate::calendar::{regular_hours, trading_day};
 use crate::emulation::answers::portfolio::{
-    LotFigures, PortfolioPage, PortfolioTotals, PositionFigures, PositionGreeks,
+    LotFigures, PortfolioPage, PositionFigures, PositionGreeks, TotalsFigures,
 };
 use crate::emulation::answers::{self, Style};
 use crate::emulation::query_params::PORTFOLIO_VIEWS;
@@ -201,7 +201,7 @@ pub(crate) fn portfolio(
         let mv: Decimal = positions.iter().map(|(_, v)| v.market_value).sum();
         let cost: Decimal = positions.iter().map(|(_, v)| v.total_cost).sum();
         let todays: Decimal = positions.iter().map(|(_, v)| v.days_gain).sum();
-        PortfolioTotals {
+        TotalsFigures {
             todays_gain_loss: cents(todays),
             todays_gain_loss_pct: pct(todays, mv - todays),
             total_market_value: cents(mv),
