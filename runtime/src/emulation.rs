@@ -50,11 +50,11 @@ pub mod query_params;
 pub mod request_error;
 
 pub use self::entry_rules::EntryRefusal;
-pub use self::instrument::{Instrument, Right, SecurityType};
+pub use self::instrument::{CallPut, Instrument, SecurityType};
 pub use self::json_number::NumberStyle;
 pub use self::order_request::{LegRequest, OrderRequest, OrderRoot, OrderScope};
 pub use self::order_status::OrderStatus;
 pub use self::request_error::{RequestError, Unsupported};
 pub use crate::etrade::vocabulary::{
-    MarketSession, OrderAction as Action, OrderTerm, OrderType, PriceType, QuantityType,
+    MarketSession, OrderAction, OrderTerm, OrderType, PriceType, QuantityType,
 };

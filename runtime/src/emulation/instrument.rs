@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::json_number::NumberStyle;
-pub use crate::etrade::vocabulary::{CallPut as Right, SecurityType};
+pub use crate::etrade::vocabulary::{CallPut, SecurityType};
 
 /// What a leg or a position trades.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -19,7 +19,7 @@ pub enum Instrument {
     Option {
         underlying: String,
         expiry: Date,
-        right: Right,
+        right: CallPut,
         strike: Decimal,
     },
     /// A mutual fund, or a money market fund (`MMF`).
@@ -66,7 +66,7 @@ impl Instrument {
     }
 
     /// An option's underlier, expiry, right and strike.
-    fn option_terms(&self) -> Option<(&str, Date, Right, Decimal)> {
+    fn option_terms(&self) -> Option<(&str, Date, CallPut, Decimal)> {
         match self {
             Instrument::Option {
                 underlying,
@@ -92,7 +92,7 @@ impl Instrument {
             expiry.year() % 100,
             expiry.month(),
             expiry.day(),
-            if right == Right::Put { 'P' } else { 'C' },
+            if right == CallPut::Put { 'P' } else { 'C' },
         ))
     }
 
@@ -121,7 +121,7 @@ impl Instrument {
             expiry.strftime("%b %d"),
             expiry.year() % 100,
             strike.normalize(),
-            if right == Right::Put { "Put" } else { "Call" }
+            if right == CallPut::Put { "Put" } else { "Call" }
         )
     }
 

@@ -7,7 +7,7 @@ use std::f64::consts::{SQRT_2, TAU};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
-use super::Right;
+use super::CallPut;
 use super::json_number::float;
 
 /// Risk-free rate of the option model.
@@ -46,8 +46,8 @@ pub struct Model {
     pub rho: f64,
 }
 
-pub fn black_scholes(right: Right, s: f64, k: f64, t: f64, sigma: f64) -> Model {
-    let call = right == Right::Call;
+pub fn black_scholes(right: CallPut, s: f64, k: f64, t: f64, sigma: f64) -> Model {
+    let call = right == CallPut::Call;
     if t <= 0.0 || sigma <= 0.0 || s <= 0.0 || k <= 0.0 {
         let intrinsic = if call { s - k } else { k - s }.max(0.0);
         let itm = intrinsic > 0.0;

@@ -5,8 +5,8 @@
 use jiff::civil::Date;
 use serde_json::{Value, json};
 
-use super::Action;
 use super::MarketSession;
+use super::OrderAction;
 use super::instrument::SecurityType;
 use super::order_request::OrderRequest;
 use super::order_status::OrderStatus;
@@ -33,11 +33,13 @@ wire_enum! {
 
 impl ListTransactionType {
     /// What an order whose first leg does `action` counts as.
-    fn of(action: Option<Action>) -> ListTransactionType {
+    fn of(action: Option<OrderAction>) -> ListTransactionType {
         match action {
-            Some(Action::Sell | Action::SellClose | Action::SellOpen) => ListTransactionType::Sell,
-            Some(Action::SellShort) => ListTransactionType::SellShort,
-            Some(Action::BuyToCover) => ListTransactionType::BuyToCover,
+            Some(OrderAction::Sell | OrderAction::SellClose | OrderAction::SellOpen) => {
+                ListTransactionType::Sell
+            }
+            Some(OrderAction::SellShort) => ListTransactionType::SellShort,
+            Some(OrderAction::BuyToCover) => ListTransactionType::BuyToCover,
             _ => ListTransactionType::Buy,
         }
     }

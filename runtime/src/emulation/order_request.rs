@@ -13,8 +13,8 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::Action;
-use super::instrument::{Instrument, Right, SecurityType};
+use super::OrderAction;
+use super::instrument::{CallPut, Instrument, SecurityType};
 use super::request_error::{RequestError, Unsupported};
 use super::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};
 
@@ -50,7 +50,7 @@ impl OrderRoot {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LegRequest {
     pub instrument: Instrument,
-    pub action: Action,
+    pub action: OrderAction,
     #[serde(default, skip_serializing_if = "QuantityType::is_quantity")]
     pub quantity_type: QuantityType,
     pub quantity: Decimal,
@@ -355,7 +355,7 @@ fn option_terms(
     product: &Map<String, Value>,
     underlying: String,
 ) -> Result<Instrument, RequestError> {
-    let right = one_of(product, "callPut", Right::parse)?;
+    let right = one_of(product, "callPut", CallPut::parse)?;
     let (y, mo, d) = (
         date_part(product, "expiryYear")?,
         date_part(product, "expiryMonth")?,
@@ -390,7 +390,7 @@ fn leg(m: &Map<String, Value>, scope: OrderScope) -> Result<LegRequest, RequestE
             ));
         }
     };
-    let action = one_of(m, "orderAction", Action::parse)?;
+    let action = one_of(m, "orderAction", OrderAction::parse)?;
     let fund = matches!(
         security_type,
         SecurityType::MutualFund | SecurityType::MoneyMarketFund

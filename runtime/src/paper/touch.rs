@@ -5,7 +5,8 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
 
-use crate::emulation::{Instrument, Right};
+use crate::emulation::Instrument;
+pub use crate::etrade::vocabulary::CallPut;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Touch {
@@ -17,39 +18,6 @@ pub struct Touch {
     pub last: Decimal,
     /// Volume so far in the trading day.
     pub volume: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CallPut {
-    Call,
-    Put,
-}
-
-impl CallPut {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallPut::Call => "CALL",
-            CallPut::Put => "PUT",
-        }
-    }
-}
-
-impl From<CallPut> for Right {
-    fn from(cp: CallPut) -> Right {
-        match cp {
-            CallPut::Call => Right::Call,
-            CallPut::Put => Right::Put,
-        }
-    }
-}
-
-impl From<Right> for CallPut {
-    fn from(right: Right) -> CallPut {
-        match right {
-            Right::Call => CallPut::Call,
-            Right::Put => CallPut::Put,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -73,7 +41,7 @@ impl OptionContract {
             } => Some(OptionContract {
                 underlying: underlying.clone(),
                 expiration: *expiry,
-                call_put: CallPut::from(*right),
+                call_put: *right,
                 strike: *strike,
             }),
             Instrument::Equity { .. } | Instrument::Fund { .. } => None,
@@ -86,7 +54,7 @@ impl OptionContract {
         Instrument::Option {
             underlying: self.underlying.clone(),
             expiry: self.expiration,
-            right: self.call_put.into(),
+            right: self.call_put,
             strike: self.strike,
         }
     }

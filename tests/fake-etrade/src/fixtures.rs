@@ -4,7 +4,7 @@
 use jiff::civil::Date;
 use runtime::emulation::fixed_book::{FixedAccount, FixedPosition, FixedTransaction, Fundamentals};
 use runtime::emulation::json_number::from_f64;
-use runtime::emulation::{Instrument, Right};
+use runtime::emulation::{CallPut, Instrument};
 
 /// Everything the fake serves for its one user (all consumers see the same user).
 #[derive(Debug, Clone)]
@@ -114,9 +114,9 @@ impl OptionFixture {
             underlying: root.to_string(),
             expiry,
             right: if self.call_put == "PUT" {
-                Right::Put
+                CallPut::Put
             } else {
-                Right::Call
+                CallPut::Call
             },
             strike: from_f64(self.strike_price),
         })

@@ -15,7 +15,7 @@ use runtime::emulation::alerts::Alert;
 use runtime::emulation::fixed_market::{FixedMarket, Listing, LookupExtra};
 use runtime::emulation::json_number::from_f64;
 use runtime::emulation::{
-    Action, Instrument, MarketSession, OrderStatus, OrderTerm, OrderType, PriceType, Right,
+    CallPut, Instrument, MarketSession, OrderAction, OrderStatus, OrderTerm, OrderType, PriceType,
 };
 use rust_decimal::Decimal;
 
@@ -187,7 +187,7 @@ pub(crate) fn market(tz: TimeZone) -> FixedMarket {
 pub(crate) struct LegFx {
     pub instrument: Instrument,
     pub description: &'static str,
-    pub action: Action,
+    pub action: OrderAction,
     pub quantity: f64,
     pub filled: f64,
     pub fill_price: Option<f64>,
@@ -209,7 +209,7 @@ pub(crate) struct OrderFx {
     pub legs: Vec<LegFx>,
 }
 
-fn eq(symbol: &'static str, description: &'static str, action: Action, qty: f64) -> LegFx {
+fn eq(symbol: &'static str, description: &'static str, action: OrderAction, qty: f64) -> LegFx {
     LegFx {
         instrument: Instrument::Equity {
             symbol: symbol.to_string(),
@@ -284,7 +284,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 0.0,
                 0,
                 vec![filled(
-                    eq("AAPL", "APPLE INC COM", Action::Buy, 10.0),
+                    eq("AAPL", "APPLE INC COM", OrderAction::Buy, 10.0),
                     170.105,
                 )],
                 OrderType::Equity,
@@ -297,7 +297,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 360.0,
                 2,
                 vec![filled(
-                    eq("MSFT", "MICROSOFT CORP COM", Action::Buy, 5.0),
+                    eq("MSFT", "MICROSOFT CORP COM", OrderAction::Buy, 5.0),
                     359.98,
                 )],
                 OrderType::Equity,
@@ -309,7 +309,12 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 PriceType::Limit,
                 120.5,
                 4,
-                vec![eq("GOOG", "ALPHABET INC CAP STK CL C", Action::Buy, 20.0)],
+                vec![eq(
+                    "GOOG",
+                    "ALPHABET INC CAP STK CL C",
+                    OrderAction::Buy,
+                    20.0,
+                )],
                 OrderType::Equity,
                 MarketSession::Regular,
             ),
@@ -322,7 +327,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 vec![eq(
                     "IBM",
                     "INTERNATIONAL BUSINESS MACHS COM",
-                    Action::Sell,
+                    OrderAction::Sell,
                     15.0,
                 )],
                 OrderType::Equity,
@@ -338,11 +343,11 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                     instrument: Instrument::Option {
                         underlying: "IBM".to_string(),
                         expiry: date(2027, 1, 15),
-                        right: Right::Call,
+                        right: CallPut::Call,
                         strike: Decimal::from(200),
                     },
                     description: "IBM Jan 15 '27 $200 Call",
-                    action: Action::BuyOpen,
+                    action: OrderAction::BuyOpen,
                     quantity: 2.0,
                     filled: 2.0,
                     fill_price: Some(1.3275),
@@ -356,7 +361,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 PriceType::Stop,
                 160.0,
                 10,
-                vec![eq("AAPL", "APPLE INC COM", Action::Sell, 10.0)],
+                vec![eq("AAPL", "APPLE INC COM", OrderAction::Sell, 10.0)],
                 OrderType::Equity,
                 MarketSession::Regular,
             ),
@@ -369,7 +374,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 vec![eq(
                     "BR",
                     "BROADRIDGE FINL SOLUTIONS INC COM",
-                    Action::Buy,
+                    OrderAction::Buy,
                     1000.0,
                 )],
                 OrderType::Equity,
@@ -382,7 +387,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 0.0,
                 14,
                 vec![filled(
-                    eq("GLD", "SPDR GOLD TR GOLD SHS", Action::Sell, 3.0),
+                    eq("GLD", "SPDR GOLD TR GOLD SHS", OrderAction::Sell, 3.0),
                     181.9,
                 )],
                 OrderType::Equity,
@@ -394,7 +399,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 PriceType::Limit,
                 150.0,
                 16,
-                vec![eq("AAPL", "APPLE INC COM", Action::Buy, 7.0)],
+                vec![eq("AAPL", "APPLE INC COM", OrderAction::Buy, 7.0)],
                 OrderType::Equity,
                 MarketSession::Regular,
             ),
@@ -410,7 +415,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                         money_market: false,
                     },
                     description: "VANGUARD TOTAL STOCK MKT IDX ADM",
-                    action: Action::Buy,
+                    action: OrderAction::Buy,
                     quantity: 12.345,
                     filled: 0.0,
                     fill_price: None,
@@ -427,7 +432,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 vec![LegFx {
                     filled: 2.0,
                     fill_price: Some(369.5),
-                    ..eq("MSFT", "MICROSOFT CORP COM", Action::Buy, 6.0)
+                    ..eq("MSFT", "MICROSOFT CORP COM", OrderAction::Buy, 6.0)
                 }],
                 OrderType::Equity,
                 MarketSession::Regular,
@@ -441,7 +446,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 vec![eq(
                     "BR",
                     "BROADRIDGE FINL SOLUTIONS INC COM",
-                    Action::Sell,
+                    OrderAction::Sell,
                     4.0,
                 )],
                 OrderType::Equity,
@@ -456,7 +461,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 0.0,
                 3,
                 vec![filled(
-                    eq("MSFT", "MICROSOFT CORP COM", Action::Buy, 1.0),
+                    eq("MSFT", "MICROSOFT CORP COM", OrderAction::Buy, 1.0),
                     366.0,
                 )],
                 OrderType::Equity,
@@ -468,7 +473,7 @@ pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
                 PriceType::Limit,
                 180.0,
                 9,
-                vec![eq("GLD", "SPDR GOLD TR GOLD SHS", Action::Buy, 2.0)],
+                vec![eq("GLD", "SPDR GOLD TR GOLD SHS", OrderAction::Buy, 2.0)],
                 OrderType::Equity,
                 MarketSession::Regular,
             ),

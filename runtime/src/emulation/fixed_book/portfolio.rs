@@ -11,7 +11,7 @@ use crate::emulation::answers::portfolio::{
     LotFigures, PortfolioPage, PositionFigures, PositionGreeks, QuoteExtras, TotalsFigures,
     portfolio, position_lots,
 };
-use crate::emulation::{Instrument, NumberStyle, Right};
+use crate::emulation::{CallPut, Instrument, NumberStyle};
 
 /// The portfolio query, checked (see [`PortfolioPage`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +60,8 @@ impl FixedPosition {
         };
         let underlier = self.underlier_price.unwrap_or_default();
         let in_the_money = match right {
-            Right::Call => underlier > *strike,
-            Right::Put => underlier < *strike,
+            CallPut::Call => underlier > *strike,
+            CallPut::Put => underlier < *strike,
         };
         let size = if in_the_money {
             Decimal::new(65, 2)
@@ -69,7 +69,7 @@ impl FixedPosition {
             Decimal::new(35, 2)
         };
         Some(PositionGreeks {
-            delta: if *right == Right::Call { size } else { -size },
+            delta: if *right == CallPut::Call { size } else { -size },
             gamma: Decimal::new(2, 2),
             theta: Decimal::new(-5, 2),
             vega: Decimal::new(11, 2),
@@ -201,7 +201,7 @@ mod tests {
             instrument: Instrument::Option {
                 underlying: "AAPL".into(),
                 expiry: date(2027, 1, 15),
-                right: Right::Call,
+                right: CallPut::Call,
                 strike: Decimal::from(180),
             },
             description: "AAPL Jan 15 '27 $180 Call".into(),

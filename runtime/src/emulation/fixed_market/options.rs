@@ -13,7 +13,7 @@ use crate::emulation::answers::chains::{
 };
 use crate::emulation::answers::quotes::{DetailFlag, OptionQuote, QuoteHeader, option_quote};
 use crate::emulation::option_model::{black_scholes, greeks_json, money, smile};
-use crate::emulation::{Instrument, Right};
+use crate::emulation::{CallPut, Instrument};
 
 /// The at-the-money implied volatility of every option the fixed market quotes.
 pub const IMPLIED_VOLATILITY: f64 = 0.25;
@@ -79,7 +79,7 @@ fn expiries(today: Date) -> Vec<(Date, &'static str)> {
 }
 
 /// A contract valued by the model: its price (cents, 4 places below $1) and greeks block.
-fn value(s: Decimal, k: Decimal, days: i64, right: Right) -> (Decimal, Value) {
+fn value(s: Decimal, k: Decimal, days: i64, right: CallPut) -> (Decimal, Value) {
     let (s, k) = (s.to_f64().unwrap_or(0.0), k.to_f64().unwrap_or(0.0));
     let t = days.max(1) as f64 / 365.0;
     let iv = smile(IMPLIED_VOLATILITY, s, k);
@@ -104,8 +104,8 @@ fn contract<'a>(market: &'a FixedMarket, symbol: &str) -> Option<(&'a Listing, I
     };
     let listing = market.listed(root)?;
     let right = match right.to_ascii_uppercase().as_str() {
-        "CALL" => Right::Call,
-        "PUT" => Right::Put,
+        "CALL" => CallPut::Call,
+        "PUT" => CallPut::Put,
         _ => return None,
     };
     let expiry = Date::new(year.parse().ok()?, month.parse().ok()?, day.parse().ok()?).ok()?;
@@ -121,7 +121,7 @@ fn contract<'a>(market: &'a FixedMarket, symbol: &str) -> Option<(&'a Listing, I
     })
 }
 
-fn terms(i: &Instrument) -> Option<(Date, Right, Decimal)> {
+fn terms(i: &Instrument) -> Option<(Date, CallPut, Decimal)> {
     match i {
         Instrument::Option {
             expiry,
@@ -146,8 +146,8 @@ impl FixedMarket {
         let days = i64::from((expiry - today).get_days());
         let (price, greeks) = value(listing.last, strike, days, right);
         let intrinsic = match right {
-            Right::Call => listing.last - strike,
-            Right::Put => strike - listing.last,
+            CallPut::Call => listing.last - strike,
+            CallPut::Put => strike - listing.last,
         }
         .max(Decimal::ZERO);
         let (bid, ask) = spread(price);
@@ -251,7 +251,7 @@ impl FixedMarket {
         strikes.sort();
         let days = i64::from((expiry - today).get_days());
         let now_s = now.as_second();
-        let side = |k: Decimal, right: Right| -> ChainSide {
+        let side = |k: Decimal, right: CallPut| -> ChainSide {
             let (price, greeks) = value(last, k, days, right);
             let (bid, ask) = spread(price);
             let whole = k.trunc().to_u64().unwrap_or(0);
@@ -268,8 +268,8 @@ impl FixedMarket {
                 bid_size: 10,
                 ask_size: 12,
                 in_the_money: match right {
-                    Right::Call => last > k,
-                    Right::Put => last < k,
+                    CallPut::Call => last > k,
+                    CallPut::Put => last < k,
                 },
                 volume: 100 + whole % 50,
                 open_interest: 1_000 + whole % 700,
@@ -284,8 +284,8 @@ impl FixedMarket {
             strikes
                 .iter()
                 .filter_map(|k| {
-                    let call = q.chain_type.calls().then(|| side(*k, Right::Call));
-                    let put = q.chain_type.puts().then(|| side(*k, Right::Put));
+                    let call = q.chain_type.calls().then(|| side(*k, CallPut::Call));
+                    let put = q.chain_type.puts().then(|| side(*k, CallPut::Put));
                     option_pair(q.chain_type, call.as_ref(), put.as_ref(), base_url)
                 })
                 .collect()
@@ -303,7 +303,7 @@ mod tests {
         let pltr = Instrument::Option {
             underlying: "PLTR".into(),
             expiry: Date::new(2022, 2, 18).expect("date"),
-            right: Right::Put,
+            right: CallPut::Put,
             strike: Decimal::from(23),
         };
         assert_eq!(pltr.osi_key().as_deref(), Some("PLTR--220218P00023000"));
@@ -317,8 +317,8 @@ mod tests {
             e.iter()
                 .all(|x| x.0.weekday() == Weekday::Friday && x.0 >= today)
         );
-        let (call, g) = value(Decimal::from(100), Decimal::from(90), 30, Right::Call);
-        let (put, _) = value(Decimal::from(100), Decimal::from(90), 30, Right::Put);
+        let (call, g) = value(Decimal::from(100), Decimal::from(90), 30, CallPut::Call);
+        let (put, _) = value(Decimal::from(100), Decimal::from(90), 30, CallPut::Put);
         assert!(call > Decimal::from(10) && put < call);
         assert!(g["delta"].as_f64().is_some_and(|d| d > 0.5 && d < 1.0));
     }

@@ -14,8 +14,8 @@ use crate::calendar::{
     SessionPhase, next_regular_open, phase_at, regular_hours, time_zone, trading_day,
 };
 use crate::emulation::{
-    Action, EntryRefusal, Instrument, LegRequest, OrderRequest, OrderStatus, OrderTerm, OrderType,
-    PriceType, codes,
+    EntryRefusal, Instrument, LegRequest, OrderAction, OrderRequest, OrderStatus, OrderTerm,
+    OrderType, PriceType, codes,
 };
 use crate::paper::touch::{MarketData, OptionContract, Touch};
 
@@ -221,7 +221,10 @@ fn reserved_quantity(
         .filter(|l| {
             matches!(
                 l.action,
-                Action::Sell | Action::SellClose | Action::BuyToCover | Action::BuyClose
+                OrderAction::Sell
+                    | OrderAction::SellClose
+                    | OrderAction::BuyToCover
+                    | OrderAction::BuyClose
             )
         })
         .map(LegRec::remaining)
@@ -247,7 +250,7 @@ pub(crate) fn check_order(
             .map(PositionRec::quantity)
             .unwrap_or_default();
         match l.action {
-            Action::Sell | Action::SellClose => {
+            OrderAction::Sell | OrderAction::SellClose => {
                 let reserved =
                     reserved_quantity(state, account_key, &l.instrument, false, change_of);
                 if l.quantity > held.max(Decimal::ZERO) - reserved {
@@ -257,25 +260,25 @@ pub(crate) fn check_order(
                     ));
                 }
             }
-            Action::SellShort if !account.margin => {
+            OrderAction::SellShort if !account.margin => {
                 return Err(PaperError::rejected(
                     codes::SHORT_IN_CASH_ACCOUNT,
                     codes::SHORT_IN_CASH_ACCOUNT_MESSAGE,
                 ));
             }
-            Action::SellShort if held > Decimal::ZERO => {
+            OrderAction::SellShort if held > Decimal::ZERO => {
                 return Err(PaperError::rejected(
                     codes::SHORT_WHILE_LONG,
                     codes::SHORT_WHILE_LONG_MESSAGE,
                 ));
             }
-            Action::SellOpen if !account.margin && r.order_type != OrderType::BuyWrites => {
+            OrderAction::SellOpen if !account.margin && r.order_type != OrderType::BuyWrites => {
                 return Err(PaperError::rejected(
                     codes::UNCOVERED_IN_CASH_ACCOUNT,
                     codes::UNCOVERED_IN_CASH_ACCOUNT_MESSAGE,
                 ));
             }
-            Action::BuyToCover | Action::BuyClose => {
+            OrderAction::BuyToCover | OrderAction::BuyClose => {
                 let reserved =
                     reserved_quantity(state, account_key, &l.instrument, true, change_of);
                 if l.quantity > (-held).max(Decimal::ZERO) - reserved {

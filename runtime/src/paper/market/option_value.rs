@@ -56,7 +56,7 @@ impl SimulatedMarket {
         let k = to_f64(c.strike);
         let t = ((secs(expiry_close) - secs(te)) / YEAR_SECS).max(0.0);
         let iv = smile(p.iv, s, k);
-        let model = black_scholes(c.call_put.into(), s, k, t, iv);
+        let model = black_scholes(c.call_put, s, k, t, iv);
         let theo = model.price.max(0.0);
         // Ticks in cents: 1 below $3, 5 above.
         let tick: i64 = if theo < 3.0 { 1 } else { 5 };

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::emulation::{Action, Instrument, OrderRequest, OrderStatus};
+use crate::emulation::{Instrument, OrderAction, OrderRequest, OrderStatus};
 
 pub(crate) const FIRST_ORDER_ID: i64 = 1_001;
 pub(crate) const FIRST_PREVIEW_ID: i64 = 310_000_000_001;
@@ -43,7 +43,7 @@ impl AccountRec {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct LegRec {
     pub instrument: Instrument,
-    pub action: Action,
+    pub action: OrderAction,
     pub quantity: Decimal,
     pub filled: Decimal,
     /// Σ quantity × price of the fills (for the average execution price).
