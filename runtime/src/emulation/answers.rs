@@ -8,7 +8,8 @@
 //! * [`transactions`]: the transaction list page and one transaction's details.
 //! * [`quotes`]: equity and option quotes; [`lookup`]: product lookup.
 //! * [`chains`]: option chains and expiry dates.
-//! * [`order_entry`]: the preview, place and cancel answers around the echoed order.
+//! * [`order_entry`]: the preview, place and cancel answers around the echoed order;
+//!   [`orders`]: one order as list orders shows it.
 
 use super::NumberStyle;
 
@@ -17,6 +18,7 @@ pub mod balance;
 pub mod chains;
 pub mod lookup;
 pub mod order_entry;
+pub mod orders;
 pub mod portfolio;
 pub mod quotes;
 pub mod transactions;

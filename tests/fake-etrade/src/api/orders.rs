@@ -7,11 +7,13 @@ use std::sync::Arc;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use runtime::emulation::json_number::to_f64;
+use runtime::emulation::answers::Style;
+use runtime::emulation::answers::orders::{ListedLeg, ListedOrder, closing_event, listed_order};
+use runtime::emulation::json_number::{from_f64, to_f64};
 use runtime::emulation::order_list::{self, OrderLinks, OrderListQuery};
 use runtime::emulation::{NumberStyle, OrderStatus, codes};
 use rust_decimal::Decimal;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::fixtures::round;
 use crate::orders_state::FakeOrder;
@@ -20,84 +22,67 @@ use crate::state::Shared;
 
 type Params = Query<HashMap<String, String>>;
 
-fn order_json(base: &str, o: &FakeOrder, echo_client_order_id: bool) -> Value {
+fn order_json(base_url: &str, o: &FakeOrder, echo_client_order_id: bool) -> Value {
     let r = &o.request;
+    let status = OrderStatus::parse(&o.status).unwrap_or(OrderStatus::Open);
     let multiplier = r
         .legs
         .first()
         .map_or(1.0, |l| to_f64(l.instrument.multiplier()));
-    let instruments: Vec<Value> = r
-        .legs
+    let commission = from_f64(o.commission);
+    let legs = o
+        .leg_states
         .iter()
-        .zip(&o.leg_states)
-        .map(|(l, state)| {
-            let mut i = json!({"symbolDescription": state.symbol_description,
-                "orderAction": l.action.as_str(), "quantityType": l.quantity_type.as_str(),
-                "orderedQuantity": to_f64(l.quantity), "filledQuantity": state.filled_quantity,
-                "estimatedCommission": if state.filled_quantity > 0.0 { o.commission } else { 0.0 },
-                "estimatedFees": 0.0,
-                "Product": l.instrument.product_json(NumberStyle::Float, false)});
-            if let (Some(px), Some(m)) = (state.average_execution_price, i.as_object_mut()) {
-                m.insert("averageExecutionPrice".into(), json!(px));
-            }
-            if let (Some(osi), Some(m)) = (l.instrument.osi_key(), i.as_object_mut()) {
-                m.insert("osiKey".into(), json!(osi));
-            }
-            i
+        .map(|state| ListedLeg {
+            description: state.symbol_description.clone(),
+            filled: from_f64(state.filled_quantity),
+            cancelled: None,
+            estimated_commission: if state.filled_quantity > 0.0 {
+                commission
+            } else {
+                Decimal::ZERO
+            },
+            estimated_fees: Decimal::ZERO,
+            average_execution_price: state.average_execution_price.map(from_f64),
         })
         .collect();
-    let price = |p: Option<Decimal>| p.map_or(0.0, to_f64);
-    let mut detail = json!({"orderNumber": 1, "accountId": o.account_id, "placedTime": o.placed_time,
-        "orderValue": round(o.order_value * if o.from_fixtures { multiplier } else { 1.0 }, 2),
-        "status": o.status, "orderTerm": r.order_term.as_str(),
-        "priceType": r.price_type.as_str(), "limitPrice": price(r.limit_price),
-        "stopPrice": price(r.stop_price), "marketSession": r.market_session.as_str(),
-        "allOrNone": r.all_or_none, "netPrice": 0, "netBid": 0, "netAsk": 0, "gcd": 0, "ratio": "",
-        "Instrument": instruments.clone()});
-    if let Some(m) = detail.as_object_mut() {
-        if let Some(t) = o.executed_time {
-            m.insert("executedTime".into(), json!(t));
-        }
-        if let Some(id) = o.preview_id {
-            m.insert("previewId".into(), json!(id));
-        }
-        if let Some(id) = o.replaces_order_id {
-            m.insert("replacesOrderId".into(), json!(id));
-        }
-        if let Some(id) = o.replaced_by_order_id {
-            m.insert("replacedByOrderId".into(), json!(id));
-        }
-        if let (true, Some(c)) = (echo_client_order_id, o.client_order_id()) {
-            m.insert("clientOrderId".into(), json!(c));
-        }
-    }
-    let mut events = vec![
-        json!({"name": "ORDER_PLACED", "dateTime": o.placed_time, "orderNumber": 1,
-        "Instrument": instruments.clone()}),
-    ];
-    let last = match OrderStatus::parse(&o.status) {
-        Some(OrderStatus::Executed) => Some("ORDER_EXECUTED"),
-        Some(OrderStatus::Cancelled) => Some("ORDER_CANCELLED"),
-        Some(OrderStatus::Rejected) => Some("ORDER_REJECTED"),
-        Some(OrderStatus::Expired) => Some("ORDER_EXPIRED"),
-        Some(OrderStatus::CancelRequested) => Some("CANCEL_REQUESTED"),
-        _ => None,
-    };
-    if let Some(name) = last {
+    let mut events = vec![("ORDER_PLACED", o.placed_time)];
+    if let Some(name) = closing_event(status) {
         let at = o
             .cancel_time
-            .filter(|_| o.status == OrderStatus::Cancelled.as_str())
+            .filter(|_| status == OrderStatus::Cancelled)
             .or(o.executed_time)
             .unwrap_or(o.placed_time + 60_000);
-        events.push(
-            json!({"name": name, "dateTime": at, "orderNumber": 1, "Instrument": instruments}),
-        );
+        events.push((name, at));
     }
-    json!({"orderId": o.order_id,
-        "details": format!("{base}/v1/accounts/{}/orders/{}.json", o.account_key, o.order_id),
-        "orderType": r.order_type.as_str(), "totalOrderValue": round(o.order_value, 2),
-        "totalCommission": o.commission, "OrderDetail": [detail],
-        "Events": {"Event": events}})
+    let listed = ListedOrder {
+        order_id: o.order_id,
+        account_id: &o.account_id,
+        account_key: &o.account_key,
+        request: r,
+        legs,
+        status,
+        order_value: from_f64(round(
+            o.order_value * if o.from_fixtures { multiplier } else { 1.0 },
+            2,
+        )),
+        total_order_value: from_f64(round(o.order_value, 2)),
+        total_commission: commission,
+        preview_time: None,
+        placed_time: o.placed_time,
+        executed_time: o.executed_time,
+        preview_id: o.preview_id,
+        replaces_order_id: o.replaces_order_id,
+        replaced_by_order_id: o.replaced_by_order_id,
+        trigger_price: None,
+        client_order_id: o.client_order_id().filter(|_| echo_client_order_id),
+        events,
+    };
+    let style = Style {
+        numbers: NumberStyle::Float,
+        base_url,
+    };
+    listed_order(&listed, style)
 }
 
 /// What order endpoints need to know about an account.

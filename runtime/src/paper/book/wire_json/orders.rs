@@ -2,97 +2,72 @@
 //! legs and status history, the filters, the sort and the paging markers.
 
 use rust_decimal::Decimal;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{BASE_URL, account, ms, num};
+use super::{BASE_URL, account, ms};
 use crate::calendar::time_zone;
+use crate::emulation::answers::Style;
+use crate::emulation::answers::orders::{ListedLeg, ListedOrder, listed_order};
 use crate::emulation::order_list::{self, OrderLinks, OrderListQuery};
 use crate::emulation::{NumberStyle, OrderStatus};
 use crate::etrade::{EtradeRequest, Param};
 use crate::paper::book::PaperError;
 use crate::paper::book::state::{AccountRec, OrderRec, State};
 
-fn order_instruments(o: &OrderRec) -> Vec<Value> {
-    o.legs
-        .iter()
-        .map(|l| {
-            let mut i = json!({
-                "symbolDescription": l.instrument.display(),
-                "orderAction": l.action.as_str(),
-                "quantityType": "QUANTITY",
-                "orderedQuantity": num(l.quantity),
-                "filledQuantity": num(l.filled),
-                "cancelQuantity": num(if matches!(o.status, OrderStatus::Cancelled | OrderStatus::Expired) { l.remaining() } else { Decimal::ZERO }),
-                "estimatedCommission": num(if l.filled.is_zero() { o.est_commission } else { o.commission_paid }),
-                "estimatedFees": num(o.fees_paid),
-                "Product": l.instrument.product_json(NumberStyle::Exact, false),
-            });
-            if let Some(m) = i.as_object_mut() {
-                if let Some(avg) = l.fill_value.checked_div(l.filled) {
-                    m.insert("averageExecutionPrice".into(), num(avg.round_dp(4)));
-                }
-                if let Some(osi) = l.instrument.osi_key() {
-                    m.insert("osiKey".into(), json!(osi));
-                }
-            }
-            i
-        })
-        .collect()
-}
-
 pub(crate) fn order_json(a: &AccountRec, o: &OrderRec) -> Value {
-    let r = &o.request;
-    let instruments = order_instruments(o);
-    let mut detail = json!({
-        "orderNumber": 1,
-        "accountId": a.id,
-        "previewTime": ms(o.preview_at),
-        "placedTime": ms(o.placed_at),
-        "orderValue": num(o.est_value),
-        "status": o.status.as_str(),
-        "orderTerm": r.order_term.as_str(),
-        "priceType": r.price_type.as_str(),
-        "limitPrice": num(r.limit_price.unwrap_or_default()),
-        "stopPrice": num(r.stop_price.unwrap_or_default()),
-        "marketSession": r.market_session.as_str(),
-        "allOrNone": r.all_or_none,
-        "previewId": o.preview_id,
-        "netPrice": 0, "netBid": 0, "netAsk": 0, "gcd": 0, "ratio": "",
-        "Instrument": instruments.clone(),
-    });
-    if let Some(m) = detail.as_object_mut() {
-        if let Some(t) = o.executed_at {
-            m.insert("executedTime".into(), json!(ms(t)));
-        }
-        if let Some(id) = o.replaces {
-            m.insert("replacesOrderId".into(), json!(id));
-        }
-        if let Some(id) = o.replaced_by {
-            m.insert("replacedByOrderId".into(), json!(id));
-        }
-        if o.stop_triggered_at.is_some() {
-            m.insert("triggerPrice".into(), num(r.stop_price.unwrap_or_default()));
-        }
-    }
-    let events: Vec<Value> = o
-        .events
+    let closed = matches!(o.status, OrderStatus::Cancelled | OrderStatus::Expired);
+    let legs = o
+        .legs
         .iter()
-        .map(|e| json!({"name": e.name, "dateTime": ms(e.at), "orderNumber": 1, "Instrument": instruments.clone()}))
+        .map(|l| ListedLeg {
+            description: l.instrument.display(),
+            filled: l.filled,
+            cancelled: Some(if closed { l.remaining() } else { Decimal::ZERO }),
+            estimated_commission: if l.filled.is_zero() {
+                o.est_commission
+            } else {
+                o.commission_paid
+            },
+            estimated_fees: o.fees_paid,
+            average_execution_price: l.fill_value.checked_div(l.filled).map(|p| p.round_dp(4)),
+        })
         .collect();
     let commission = if o.commission_paid.is_zero() {
         o.est_commission
     } else {
         o.commission_paid
     };
-    json!({
-        "orderId": o.order_id,
-        "details": format!("{BASE_URL}/v1/accounts/{}/orders/{}.json", a.key, o.order_id),
-        "orderType": r.order_type.as_str(),
-        "totalOrderValue": num(o.est_value),
-        "totalCommission": num(commission),
-        "OrderDetail": [detail],
-        "Events": {"Event": events},
-    })
+    let listed = ListedOrder {
+        order_id: o.order_id,
+        account_id: &a.id,
+        account_key: &a.key,
+        request: &o.request,
+        legs,
+        status: o.status,
+        order_value: o.est_value,
+        total_order_value: o.est_value,
+        total_commission: commission,
+        preview_time: Some(ms(o.preview_at)),
+        placed_time: ms(o.placed_at),
+        executed_time: o.executed_at.map(ms),
+        preview_id: Some(o.preview_id),
+        replaces_order_id: o.replaces,
+        replaced_by_order_id: o.replaced_by,
+        trigger_price: o
+            .stop_triggered_at
+            .map(|_| o.request.stop_price.unwrap_or_default()),
+        client_order_id: None,
+        events: o
+            .events
+            .iter()
+            .map(|e| (e.name.as_str(), ms(e.at)))
+            .collect(),
+    };
+    let style = Style {
+        numbers: NumberStyle::Exact,
+        base_url: BASE_URL,
+    };
+    listed_order(&listed, style)
 }
 
 pub(crate) fn orders(state: &State, key: &str, q: &EtradeRequest) -> Result<Value, PaperError> {
