@@ -1,5 +1,9 @@
-//! The order-entry rules that depend on the orders already in the book: which order a
-//! change or cancel may name, and which orders a repeated `clientOrderId` is allowed for.
+//! The order-entry rules that depend on the orders already in the book: which preview a
+//! place may use, which order a change or cancel may name, and which orders a repeated
+//! `clientOrderId` is allowed for. Both emulators run them over their own book through
+//! [`EntryBook`]: paper's durable ledger and the fake's in-memory one.
+
+use jiff::{SignedDuration, Timestamp};
 
 use super::codes;
 use super::order_request::OrderRequest;
@@ -44,6 +48,98 @@ impl EntryRefusal {
             EntryRefusal::InsufficientFunds => codes::INSUFFICIENT_FUNDS,
         }
     }
+}
+
+/// A stored preview, as place checks it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoredPreview<'a, S> {
+    pub account_key: &'a str,
+    /// For a change preview: the order it changes.
+    pub change_of: Option<i64>,
+    /// What place must send again (a book chooses how strictly it compares).
+    pub sent: &'a S,
+    pub created_at: Timestamp,
+    pub used: bool,
+}
+
+/// What the entry rules read from an emulator's book.
+pub trait EntryBook {
+    /// What a preview stored of its request, for place to compare.
+    type Sent: PartialEq;
+    fn stored_preview(&self, preview_id: i64) -> Option<StoredPreview<'_, Self::Sent>>;
+    /// The account's order `order_id`: its status and what was ordered.
+    fn account_order(
+        &self,
+        account_key: &str,
+        order_id: i64,
+    ) -> Option<(OrderStatus, &OrderRequest)>;
+    /// The order `order_id` replaced, if it was placed by a change.
+    fn replaces(&self, order_id: i64) -> Option<i64>;
+    /// Whether an order of this account, other than those in `except`, was placed with
+    /// `client_order_id`.
+    fn client_order_id_used(
+        &self,
+        account_key: &str,
+        client_order_id: &str,
+        except: &[i64],
+    ) -> bool;
+}
+
+/// A place (or change place) as sent.
+#[derive(Debug, Clone, Copy)]
+pub struct PlaceAttempt<'a, S> {
+    pub account_key: &'a str,
+    /// The `previewId` the body names.
+    pub preview_id: Option<i64>,
+    pub change_of: Option<i64>,
+    pub request: &'a OrderRequest,
+    pub sent: &'a S,
+    pub now: Timestamp,
+    /// How long a preview can be placed.
+    pub preview_ttl: SignedDuration,
+}
+
+/// A preview (or change preview) of `request`: a change must name a changeable order.
+pub fn check_preview<B: EntryBook>(
+    book: &B,
+    account_key: &str,
+    change_of: Option<i64>,
+    request: &OrderRequest,
+) -> Result<(), EntryRefusal> {
+    match change_of {
+        Some(id) => check_change(book.account_order(account_key, id), request),
+        None => Ok(()),
+    }
+}
+
+/// A place: it names an unused preview of this account, of the same kind (plain, or a change
+/// of this very order) and request, young enough; a change still names a changeable order;
+/// and the `clientOrderId` is new to the account (a change may keep its lineage's). Gives
+/// the preview's id.
+pub fn check_place<B: EntryBook>(
+    book: &B,
+    place: &PlaceAttempt<'_, B::Sent>,
+) -> Result<i64, EntryRefusal> {
+    let preview_id = place.preview_id.ok_or(EntryRefusal::PreviewTimedOut)?;
+    let fresh = book.stored_preview(preview_id).is_some_and(|p| {
+        !p.used
+            && p.account_key == place.account_key
+            && p.change_of == place.change_of
+            && p.sent == place.sent
+            && place.now.duration_since(p.created_at) <= place.preview_ttl
+    });
+    if !fresh {
+        return Err(EntryRefusal::PreviewTimedOut);
+    }
+    check_preview(book, place.account_key, place.change_of, place.request)?;
+    let except = place
+        .change_of
+        .map(|id| lineage(id, |o| book.replaces(o)))
+        .unwrap_or_default();
+    if book.client_order_id_used(place.account_key, &place.request.client_order_id, &except) {
+        return Err(EntryRefusal::DuplicateClientOrderId);
+    }
+    Ok(preview_id)
 }
 
 /// A change of `old` (its status and request; None when the account has no such order)

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
+use runtime::emulation::entry_rules::{EntryBook, StoredPreview};
 use runtime::emulation::json_number::{from_f64, to_f64};
 use runtime::emulation::{LegRequest, OrderRequest, OrderStatus, QuantityType};
 use serde::Serialize;
@@ -227,6 +228,49 @@ impl OrderBook {
         o.order_id = id;
         self.orders.push(o);
         id
+    }
+}
+
+impl EntryBook for OrderBook {
+    /// Place must repeat the preview's body in canonical form, members the fake does not
+    /// know included.
+    type Sent = Value;
+
+    fn stored_preview(&self, preview_id: i64) -> Option<StoredPreview<'_, Value>> {
+        self.previews.get(&preview_id).map(|p| StoredPreview {
+            account_key: &p.account_key,
+            change_of: p.change_of,
+            sent: &p.canonical,
+            created_at: p.created_at,
+            used: p.used,
+        })
+    }
+
+    fn account_order(
+        &self,
+        account_key: &str,
+        order_id: i64,
+    ) -> Option<(OrderStatus, &OrderRequest)> {
+        self.get(order_id)
+            .filter(|o| o.account_key == account_key)
+            .and_then(|o| Some((OrderStatus::parse(&o.status)?, &o.request)))
+    }
+
+    fn replaces(&self, order_id: i64) -> Option<i64> {
+        self.get(order_id).and_then(|o| o.replaces_order_id)
+    }
+
+    fn client_order_id_used(
+        &self,
+        account_key: &str,
+        client_order_id: &str,
+        except: &[i64],
+    ) -> bool {
+        self.orders.iter().any(|o| {
+            o.account_key == account_key
+                && o.client_order_id() == Some(client_order_id)
+                && !except.contains(&o.order_id)
+        })
     }
 }
 

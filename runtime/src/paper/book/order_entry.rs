@@ -15,7 +15,7 @@ use crate::emulation::answers::order_entry::{
     BuyingPower, EntryAnswer, PlacedId, cancel_response, place_response, preview_response,
 };
 use crate::emulation::cancel_request::cancel_order_id;
-use crate::emulation::entry_rules::{self, EntryRefusal};
+use crate::emulation::entry_rules::{self, EntryBook, EntryRefusal, PlaceAttempt, StoredPreview};
 use crate::emulation::order_echo::{disclosure, message};
 use crate::emulation::order_request::{self, ParsedOrder};
 use crate::emulation::{OrderRequest, OrderRoot, OrderScope, OrderStatus, OrderTerm, codes};
@@ -32,15 +32,44 @@ fn account_order<'a>(s: &'a State, account_key: &str, order_id: i64) -> Option<&
         .filter(|o| o.account_key == account_key)
 }
 
-/// The order being changed must be this account's, OPEN, and keep its shape.
-fn check_changeable(
-    s: &State,
-    account_key: &str,
-    order_id: i64,
-    r: &OrderRequest,
-) -> Result<(), PaperError> {
-    let old = account_order(s, account_key, order_id).map(|o| (o.status, &o.request));
-    Ok(entry_rules::check_change(old, r)?)
+impl EntryBook for State {
+    /// Place must repeat the preview's request, as parsed.
+    type Sent = OrderRequest;
+
+    fn stored_preview(&self, preview_id: i64) -> Option<StoredPreview<'_, OrderRequest>> {
+        self.previews.get(&preview_id).map(|p| StoredPreview {
+            account_key: &p.account_key,
+            change_of: p.change_of,
+            sent: &p.request,
+            created_at: p.created_at,
+            used: p.used,
+        })
+    }
+
+    fn account_order(
+        &self,
+        account_key: &str,
+        order_id: i64,
+    ) -> Option<(OrderStatus, &OrderRequest)> {
+        account_order(self, account_key, order_id).map(|o| (o.status, &o.request))
+    }
+
+    fn replaces(&self, order_id: i64) -> Option<i64> {
+        self.orders.get(&order_id).and_then(|o| o.replaces)
+    }
+
+    fn client_order_id_used(
+        &self,
+        account_key: &str,
+        client_order_id: &str,
+        except: &[i64],
+    ) -> bool {
+        self.orders.values().any(|o| {
+            o.account_key == account_key
+                && o.client_order_id == client_order_id
+                && !except.contains(&o.order_id)
+        })
+    }
 }
 
 /// What preview and place answers say around the echoed order.
@@ -77,9 +106,7 @@ pub(super) fn preview_op(
 ) -> Result<Value, PaperError> {
     let a = wire_json::account(s, account_key)?.clone();
     let req = order_request::parse(body, OrderRoot::Preview, OrderScope::PaperAccount)?.request;
-    if let Some(id) = change_of {
-        check_changeable(s, account_key, id, &req)?;
-    }
+    entry_rules::check_preview(s, account_key, change_of, &req)?;
     let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     let bp = engine::buying_power(s, ctx, account_key, change_of, now);
     let reserve = engine::reserved(s, account_key, change_of);
@@ -142,33 +169,21 @@ pub(super) fn place_op(
         request: req,
         preview_ids,
     } = order_request::parse(body, OrderRoot::Place, OrderScope::PaperAccount)?;
-    let preview_id =
-        order_request::preview_id(preview_ids.as_ref()).ok_or(EntryRefusal::PreviewTimedOut)?;
+    let preview_id = entry_rules::check_place(
+        s,
+        &PlaceAttempt {
+            account_key,
+            preview_id: order_request::preview_id(preview_ids.as_ref()),
+            change_of,
+            request: &req,
+            sent: &req,
+            now,
+            preview_ttl: PREVIEW_TTL,
+        },
+    )?;
     let Some(preview) = s.previews.get(&preview_id).cloned() else {
         return Err(EntryRefusal::PreviewTimedOut.into());
     };
-    let fresh = !preview.used
-        && preview.account_key == account_key
-        && preview.change_of == change_of
-        && preview.request == req
-        && now.duration_since(preview.created_at) <= PREVIEW_TTL;
-    if !fresh {
-        return Err(EntryRefusal::PreviewTimedOut.into());
-    }
-    if let Some(id) = change_of {
-        check_changeable(s, account_key, id, &req)?;
-    }
-    let exempt = change_of
-        .map(|id| entry_rules::lineage(id, |o| s.orders.get(&o).and_then(|o| o.replaces)))
-        .unwrap_or_default();
-    let duplicate = s.orders.values().any(|o| {
-        o.account_key == account_key
-            && o.client_order_id == req.client_order_id
-            && !exempt.contains(&o.order_id)
-    });
-    if duplicate {
-        return Err(EntryRefusal::DuplicateClientOrderId.into());
-    }
     let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     s.put_preview(PreviewRec {
         used: true,

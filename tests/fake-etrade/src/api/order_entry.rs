@@ -16,23 +16,23 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use runtime::emulation::NumberStyle;
 use runtime::emulation::answers::order_entry::{
     BuyingPower, EntryAnswer, PlacedId, place_response, preview_response,
 };
-use runtime::emulation::entry_rules::{self, EntryRefusal};
+use runtime::emulation::entry_rules::{self, EntryRefusal, PlaceAttempt};
 use runtime::emulation::json_number::from_f64;
 use runtime::emulation::order_echo::{disclosure, message};
 use runtime::emulation::order_request::preview_id;
-use runtime::emulation::{OrderRequest, OrderRoot, OrderStatus, codes};
+use runtime::emulation::{OrderRoot, OrderStatus, codes};
 use rust_decimal::Decimal;
 use serde_json::Value;
 
 use crate::api::order_request::{CheckedOrder, Estimate, echo_order, estimate, parse};
 use crate::api::orders::{Acct, account};
 use crate::config::PlacedIdLocation;
-use crate::orders_state::{FakeLegState, FakeOrder, OrderBook, Preview};
+use crate::orders_state::{FakeLegState, FakeOrder, Preview};
 use crate::responses::{entry_refusal, ok_json};
 use crate::state::Shared;
 
@@ -41,24 +41,6 @@ fn order_id_param(raw: &str) -> Result<i64, Response> {
         .ok()
         .filter(|id| *id > 0)
         .ok_or_else(|| entry_refusal(EntryRefusal::OrderNotFound))
-}
-
-/// The order being changed must be this account's, OPEN, and keep its shape.
-fn check_changeable(
-    book: &OrderBook,
-    acct: &Acct,
-    order_id: i64,
-    r: &OrderRequest,
-) -> Result<(), Response> {
-    let old = book
-        .get(order_id)
-        .filter(|o| o.account_id == acct.id)
-        .map(|o| (OrderStatus::parse(&o.status), &o.request));
-    let old = match old {
-        Some((Some(status), request)) => Some((status, request)),
-        _ => None,
-    };
-    entry_rules::check_change(old, r).map_err(entry_refusal)
 }
 
 fn dst(s: &Shared) -> bool {
@@ -86,10 +68,8 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
     let preview_id = {
         let mut inner = s.lock();
         let book = inner.book();
-        if let Some(id) = change_of
-            && let Err(r) = check_changeable(book, &acct, id, &req.request)
-        {
-            return r;
+        if let Err(refusal) = entry_rules::check_preview(book, key, change_of, &req.request) {
+            return entry_refusal(refusal);
         }
         book.add_preview(Preview {
             account_key: key.to_string(),
@@ -198,40 +178,25 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         Ok(r) => r,
         Err(r) => return r,
     };
-    let Some(pid) = preview_id(req.preview_ids.as_ref()) else {
-        return entry_refusal(EntryRefusal::PreviewTimedOut);
-    };
     let est = estimate(s, &req.request);
     let now = s.now();
-    let ttl_ms = i64::try_from(s.config.preview_ttl.as_millis()).unwrap_or(i64::MAX);
+    let preview_ttl = SignedDuration::try_from(s.config.preview_ttl).unwrap_or(SignedDuration::MAX);
     let order_id = {
         let mut inner = s.lock();
         let book = inner.book();
-        let fresh = book.previews.get(&pid).is_some_and(|p| {
-            !p.used
-                && p.account_key == key
-                && p.change_of == change_of
-                && p.canonical == req.canonical
-                && now.as_millisecond() - p.created_at.as_millisecond() <= ttl_ms
-        });
-        if !fresh {
-            return entry_refusal(EntryRefusal::PreviewTimedOut);
-        }
-        if let Some(id) = change_of
-            && let Err(r) = check_changeable(book, &acct, id, &req.request)
-        {
-            return r;
-        }
-        let exempt = change_of
-            .map(|id| entry_rules::lineage(id, |o| book.get(o).and_then(|o| o.replaces_order_id)))
-            .unwrap_or_default();
-        let duplicate = book.for_account(&acct.id).any(|o| {
-            o.client_order_id() == Some(req.request.client_order_id.as_str())
-                && !exempt.contains(&o.order_id)
-        });
-        if duplicate {
-            return entry_refusal(EntryRefusal::DuplicateClientOrderId);
-        }
+        let attempt = PlaceAttempt {
+            account_key: key,
+            preview_id: preview_id(req.preview_ids.as_ref()),
+            change_of,
+            request: &req.request,
+            sent: &req.canonical,
+            now,
+            preview_ttl,
+        };
+        let pid = match entry_rules::check_place(book, &attempt) {
+            Ok(pid) => pid,
+            Err(refusal) => return entry_refusal(refusal),
+        };
         if let Some(p) = book.previews.get_mut(&pid) {
             p.used = true;
         }
