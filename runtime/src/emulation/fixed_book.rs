@@ -6,6 +6,7 @@
 //! Buying power is simple: a cash account has its cash; a margin account twice its cash plus
 //! its long value, less half its short value.
 
+mod orders;
 mod portfolio;
 mod transactions;
 
@@ -17,6 +18,10 @@ use super::NumberStyle;
 use super::answers::accounts::AccountEntry;
 use super::answers::balance::{BalanceFigures, RealTimeValues, balance};
 
+pub use self::orders::{
+    BookLeg, BookOrder, BookPreview, FIRST_ORDER_ID, FIRST_PREVIEW_ID, FixedOrders, SeedLeg,
+    SeedOrder,
+};
 pub use self::portfolio::{Fundamentals, PortfolioRequest};
 pub use self::transactions::{TransactionFilter, UnknownTransaction};
 

@@ -10,6 +10,7 @@
 //! * Option chains and expiry dates for every listing: six third-Friday monthlies and the
 //!   weeklies before the last of them, strikes on a ladder around the last trade.
 
+mod estimate;
 mod listing;
 mod options;
 
@@ -22,6 +23,7 @@ use serde_json::Value;
 use super::answers::lookup::{LookupEntry, lookup_response, name_matches, search_words};
 use super::answers::quotes::{DetailFlag, QuoteHeader, bad_symbol, quote_response};
 
+pub use self::estimate::{Estimate, OPTION_COMMISSION, UNQUOTED_PRICE};
 pub use self::listing::Listing;
 pub use self::options::{ChainRequest, IMPLIED_VOLATILITY};
 

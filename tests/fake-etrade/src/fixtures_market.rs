@@ -12,6 +12,7 @@
 use jiff::civil::date;
 use jiff::tz::TimeZone;
 use runtime::emulation::alerts::Alert;
+use runtime::emulation::fixed_book::{SeedLeg, SeedOrder};
 use runtime::emulation::fixed_market::{FixedMarket, Listing, LookupExtra};
 use runtime::emulation::json_number::from_f64;
 use runtime::emulation::{
@@ -193,20 +194,17 @@ pub(crate) struct LegFx {
     pub fill_price: Option<f64>,
 }
 
-pub(crate) struct OrderFx {
-    pub order_id: i64,
-    pub order_type: OrderType,
-    pub status: OrderStatus,
-    pub price_type: PriceType,
-    pub order_term: OrderTerm,
-    pub limit_price: f64,
-    pub stop_price: f64,
-    pub market_session: MarketSession,
-    /// Epoch ms.
-    pub placed_time: i64,
-    pub executed_time: Option<i64>,
-    pub commission: f64,
-    pub legs: Vec<LegFx>,
+impl LegFx {
+    fn seed(&self) -> SeedLeg {
+        SeedLeg {
+            instrument: self.instrument.clone(),
+            description: self.description.into(),
+            action: self.action,
+            quantity: from_f64(self.quantity),
+            filled: from_f64(self.filled),
+            fill_price: self.fill_price.map(from_f64),
+        }
+    }
 }
 
 fn eq(symbol: &'static str, description: &'static str, action: OrderAction, qty: f64) -> LegFx {
@@ -242,10 +240,11 @@ fn order(
     legs: Vec<LegFx>,
     order_type: OrderType,
     session: MarketSession,
-) -> OrderFx {
+) -> SeedOrder {
     let placed = T0 + day * DAY + id * 60_000;
     let executed = (status == OrderStatus::Executed).then_some(placed + 1_500);
-    OrderFx {
+    let limit = (limit > 0.0).then(|| from_f64(limit));
+    SeedOrder {
         order_id: id,
         order_type,
         status,
@@ -256,25 +255,21 @@ fn order(
             OrderTerm::GoodUntilCancel
         },
         limit_price: limit,
-        stop_price: if price_type == PriceType::Stop {
-            limit
-        } else {
-            0.0
-        },
+        stop_price: limit.filter(|_| price_type == PriceType::Stop),
         market_session: session,
         placed_time: placed,
         executed_time: executed,
         commission: if status == OrderStatus::Executed {
-            0.65
+            from_f64(0.65)
         } else {
-            0.0
+            Decimal::ZERO
         },
-        legs,
+        legs: legs.iter().map(LegFx::seed).collect(),
     }
 }
 
 /// The orders of an account (by account number), unsorted.
-pub(crate) fn orders_for(account_id: &str) -> Vec<OrderFx> {
+pub(crate) fn orders_for(account_id: &str) -> Vec<SeedOrder> {
     match account_id {
         "84010429" => vec![
             order(

@@ -80,7 +80,6 @@ mod control;
 mod faults;
 mod fixtures;
 mod fixtures_market;
-mod orders_state;
 mod record;
 mod responses;
 mod server;
@@ -102,9 +101,12 @@ pub use config::{
 };
 pub use faults::{ECHO_FIELDS, EndpointPattern, Fault, FaultEntry, OauthProblem};
 pub use fixtures::{AccountFixture, Fixtures, OptionFixture, PositionFixture};
-pub use orders_state::{FakeLegState, FakeOrder};
 pub use record::RecordedRequest;
 pub use runtime::emulation::codes;
+/// One leg's progress in the fake's book.
+pub use runtime::emulation::fixed_book::BookLeg as FakeLegState;
+/// An order in the fake's book (the emulation's fixed book).
+pub use runtime::emulation::fixed_book::BookOrder as FakeOrder;
 pub use state::TokenPair;
 pub use tokens::TokenState;
 
@@ -301,7 +303,7 @@ impl FakeEtrade {
 
     /// How many previews (plain and change) have been stored, used or not.
     pub fn previews_count(&self) -> usize {
-        self.shared.lock().book().previews.len()
+        self.shared.lock().book().preview_count()
     }
 
     /// The ids of the alerts not deleted, ascending.

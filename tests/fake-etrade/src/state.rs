@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use jiff::{Timestamp, tz::TimeZone};
+use runtime::emulation::OrderStatus;
 use runtime::emulation::alerts::AlertInbox;
+use runtime::emulation::fixed_book::{BookOrder, FixedOrders};
 use runtime::emulation::fixed_market::FixedMarket;
 
 use crate::canned::CannedTable;
@@ -13,7 +15,6 @@ use crate::clock::{FakeClock, lock};
 use crate::config::{Consumer, FakeConfig, PlacedIdLocation};
 use crate::faults::{EndpointPattern, Fault, FaultEntry, FaultTable};
 use crate::fixtures::Fixtures;
-use crate::orders_state::OrderBook;
 use crate::record::RecordedRequest;
 use crate::tokens::{AccessToken, RequestToken, Rng, TokenState, next_midnight};
 
@@ -47,7 +48,7 @@ pub(crate) struct Inner {
     pub rng: Rng,
     pub fixtures: Fixtures,
     /// Use through [`Inner::book`], which copies in the fixture orders first.
-    orders: OrderBook,
+    orders: FixedOrders,
     /// The alert inbox and what was deleted from it.
     pub alerts: AlertInbox,
     pub placed_id_location: PlacedIdLocation,
@@ -55,9 +56,11 @@ pub(crate) struct Inner {
 
 impl Inner {
     /// The order book, with the fixture orders of every current fixture account in it.
-    pub fn book(&mut self) -> &mut OrderBook {
+    pub fn book(&mut self) -> &mut FixedOrders {
         for a in &self.fixtures.accounts {
-            self.orders.seed(&a.account_id, &a.account_id_key);
+            self.orders.seed(&a.account_id, &a.account_id_key, || {
+                crate::fixtures_market::orders_for(&a.account_id)
+            });
         }
         &mut self.orders
     }
@@ -95,7 +98,7 @@ impl Shared {
             next_seq: 0,
             rng: Rng::seeded(),
             fixtures: config.fixtures.clone(),
-            orders: OrderBook::default(),
+            orders: FixedOrders::default(),
             alerts: AlertInbox::new(crate::fixtures_market::alerts()),
             placed_id_location: config.placed_id_location,
         };
@@ -236,5 +239,22 @@ impl Shared {
 
     pub fn add_consumer(&self, consumer: Consumer) {
         self.lock().consumers.insert(consumer.key.clone(), consumer);
+    }
+
+    pub fn orders(&self) -> Vec<BookOrder> {
+        self.lock().book().all().to_vec()
+    }
+
+    /// False for an unknown order or status.
+    pub fn set_order_status(&self, order_id: i64, status: &str) -> bool {
+        let Some(status) = OrderStatus::parse(status) else {
+            return false;
+        };
+        let now_ms = self.now().as_millisecond();
+        self.lock().book().set_status(order_id, status, now_ms)
+    }
+
+    pub fn alert_ids(&self, deleted: bool) -> Vec<i64> {
+        self.lock().alerts.ids(deleted)
     }
 }

@@ -187,7 +187,7 @@ async fn preview_place_and_list() {
             o.status.as_str(),
             o.symbol(),
             o.action(),
-            o.quantity()
+            to_f64(o.quantity())
         ),
         (id, "OPEN", "AAPL", "BUY", 10.0)
     );
@@ -411,7 +411,7 @@ async fn cancel_open_then_again() {
     );
     assert_eq!(r["Messages"]["Message"][0]["code"], 5011);
     let o = t.fake.order(id).expect("order");
-    assert_eq!(o.status, "CANCELLED");
+    assert_eq!(o.status.as_str(), "CANCELLED");
     assert_eq!(o.cancel_time, r["cancelTime"].as_i64());
     let (_, list) = t.list(TRADING, "status=CANCELLED").await;
     assert!(order_ids(&list).contains(&id));
@@ -423,8 +423,8 @@ async fn cancel_open_then_again() {
     // Fixture orders: 506 is OPEN; 602 (Roth) is marked EXECUTED first; 501 is EXECUTED.
     assert_eq!(t.send("PUT", &path, cancel(json!("506"))).await.0, 200);
     assert_eq!(
-        t.fake.order(506).map(|o| o.status),
-        Some("CANCELLED".into())
+        t.fake.order(506).map(|o| o.status.as_str()),
+        Some("CANCELLED")
     );
     assert!(t.fake.set_order_status(602, "EXECUTED"));
     assert!(!t.fake.set_order_status(602, "BOGUS"));
@@ -674,8 +674,8 @@ async fn faults_on_cancel_change_and_delete() {
         "{v}"
     );
     assert_eq!(
-        t.fake.order(506).map(|o| o.status),
-        Some("CANCELLED".into())
+        t.fake.order(506).map(|o| o.status.as_str()),
+        Some("CANCELLED")
     );
 
     // A 5xx short-circuits: nothing deleted. A timeout holds the answer after deleting.
@@ -727,7 +727,7 @@ async fn faults_on_cancel_change_and_delete() {
         .await;
     assert!(r.is_err());
     let old = t.fake.order(504).expect("504");
-    assert_eq!(old.status, "CANCELLED");
+    assert_eq!(old.status.as_str(), "CANCELLED");
     assert!(old.replaced_by_order_id.is_some());
     assert!(t.fake.faults().is_empty());
 }
@@ -757,7 +757,10 @@ async fn control_api_for_orders_and_alerts() {
         .await
         .expect("status");
     assert_eq!(r.status().as_u16(), 200);
-    assert_eq!(t.fake.order(504).map(|o| o.status), Some("EXECUTED".into()));
+    assert_eq!(
+        t.fake.order(504).map(|o| o.status.as_str()),
+        Some("EXECUTED")
+    );
     let r = t
         .http
         .post(format!("{base}/__fake/order_status"))

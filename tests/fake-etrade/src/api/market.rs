@@ -12,7 +12,6 @@ use axum::response::Response;
 use runtime::emulation::answers::chains::ChainType;
 use runtime::emulation::answers::quotes::DetailFlag;
 use runtime::emulation::fixed_market::{ChainRequest, MarketRefusal};
-use runtime::emulation::json_number::to_f64;
 use rust_decimal::Decimal;
 
 use crate::api::bool_param;
@@ -190,24 +189,4 @@ fn chain_request(q: &HashMap<String, String>) -> Result<ChainRequest, Response> 
         chain_type: ChainType::parse(chain_type).unwrap_or(ChainType::CallPut),
         all_prices: price_type == "ALL",
     })
-}
-
-/// The quoted bid, ask and description of an equity or fund (order estimates use them);
-/// `None` when the fake has no quote for the symbol.
-pub(crate) fn equity_bid_ask(s: &Shared, symbol: &str) -> Option<(f64, f64, String)> {
-    let (bid, ask, name) = s.market.equity_touch(symbol)?;
-    Some((to_f64(bid), to_f64(ask), name))
-}
-
-/// The same for an option contract, priced as the quote endpoint prices it.
-pub(crate) fn option_bid_ask(
-    s: &Shared,
-    underlier: &str,
-    (year, month, day): (i64, i64, i64),
-    call_put: &str,
-    strike: f64,
-) -> Option<(f64, f64, String)> {
-    let symbol = format!("{underlier}:{year}:{month}:{day}:{call_put}:{strike}");
-    let (bid, ask, name) = s.market.option_touch(&symbol, s.now())?;
-    Some((to_f64(bid), to_f64(ask), name))
 }

@@ -8,10 +8,9 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use runtime::emulation::OrderStatus;
 use runtime::emulation::answers::order_entry::cancel_response;
 use runtime::emulation::cancel_request::cancel_order_id;
-use runtime::emulation::entry_rules::{self, EntryRefusal};
+use runtime::emulation::entry_rules::{self, EntryBook};
 use runtime::emulation::order_request::json_body;
 
 use crate::api::order_request::refusal;
@@ -36,16 +35,12 @@ pub(crate) async fn cancel(
     let now_ms = s.now().as_millisecond();
     {
         let mut inner = s.lock();
-        let order = inner.book().get_mut(id).filter(|o| o.account_id == acct.id);
-        let status = order.as_ref().and_then(|o| OrderStatus::parse(&o.status));
+        let book = inner.book();
+        let status = book.account_order(&key, id).map(|(status, _)| status);
         if let Err(refusal) = entry_rules::check_cancel(status) {
             return entry_refusal(refusal);
         }
-        let Some(o) = order else {
-            return entry_refusal(EntryRefusal::OrderNotFound);
-        };
-        o.status = OrderStatus::Cancelled.as_str().into();
-        o.cancel_time = Some(now_ms);
+        book.cancel(&key, id, now_ms);
     }
     ok_json(&cancel_response(&acct.id, id, now_ms))
 }

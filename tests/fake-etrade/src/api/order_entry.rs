@@ -22,17 +22,17 @@ use runtime::emulation::answers::order_entry::{
     BuyingPower, EntryAnswer, PlacedId, place_response, preview_response,
 };
 use runtime::emulation::entry_rules::{self, EntryRefusal, PlaceAttempt};
-use runtime::emulation::json_number::from_f64;
+use runtime::emulation::fixed_book::{BookOrder, BookPreview};
+use runtime::emulation::fixed_market::Estimate;
 use runtime::emulation::order_echo::{disclosure, message};
 use runtime::emulation::order_request::preview_id;
-use runtime::emulation::{OrderRoot, OrderStatus, codes};
-use rust_decimal::Decimal;
+use runtime::emulation::{OrderRoot, codes};
+use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::Value;
 
-use crate::api::order_request::{CheckedOrder, Estimate, echo_order, estimate, parse};
+use crate::api::order_request::{CheckedOrder, echo_order, parse};
 use crate::api::orders::{Acct, account};
 use crate::config::PlacedIdLocation;
-use crate::orders_state::{FakeLegState, FakeOrder, Preview};
 use crate::responses::{entry_refusal, ok_json};
 use crate::state::Shared;
 
@@ -60,18 +60,18 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
         Ok(r) => r,
         Err(r) => return r,
     };
-    let est = estimate(s, &req.request);
+    let now = s.now();
+    let est = s.market.estimate(&req.request, now);
     if est.debit && est.total() > acct.cash {
         return entry_refusal(EntryRefusal::InsufficientFunds);
     }
-    let now = s.now();
     let preview_id = {
         let mut inner = s.lock();
         let book = inner.book();
         if let Err(refusal) = entry_rules::check_preview(book, key, change_of, &req.request) {
             return entry_refusal(refusal);
         }
-        book.add_preview(Preview {
+        book.add_preview(BookPreview {
             account_key: key.to_string(),
             canonical: req.canonical.clone(),
             created_at: now,
@@ -79,7 +79,11 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
             change_of,
         })
     };
-    let impact = if est.debit { est.total() } else { 0.0 };
+    let impact = if est.debit {
+        est.total()
+    } else {
+        Decimal::ZERO
+    };
     let answer = entry_answer(
         s,
         &acct,
@@ -91,10 +95,10 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
     // The fake's buying power is the account's cash, with no orders held against it.
     let bp = BuyingPower {
         margin: false,
-        current: from_f64(acct.cash),
+        current: acct.cash,
         reserve: Decimal::ZERO,
-        order_impact: from_f64(impact),
-        net: from_f64(crate::fixtures::round(acct.cash - impact, 2)),
+        order_impact: impact,
+        net: (acct.cash - impact).round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero),
     };
     ok_json(&preview_response(
         &answer,
@@ -116,8 +120,8 @@ fn entry_answer<'a>(
 ) -> EntryAnswer<'a> {
     EntryAnswer {
         order_type: req.request.order_type.as_str(),
-        total_order_value: from_f64(est.value),
-        total_commission: from_f64(est.commission),
+        total_order_value: est.value,
+        total_commission: est.commission,
         time_ms: now.as_millisecond(),
         dst: dst(s),
         account_id: &acct.id,
@@ -127,41 +131,6 @@ fn entry_answer<'a>(
         commission_message: false,
         order: echo_order(req, est, &[message]),
         disclosure: disclosure(&req.request),
-    }
-}
-
-fn new_order(
-    acct: &Acct,
-    key: &str,
-    r: &CheckedOrder,
-    est: &Estimate,
-    now_ms: i64,
-    preview: i64,
-) -> FakeOrder {
-    FakeOrder {
-        order_id: 0,
-        account_id: acct.id.clone(),
-        account_key: key.to_string(),
-        request: r.request.clone(),
-        leg_states: r
-            .descriptions
-            .iter()
-            .map(|d| FakeLegState {
-                symbol_description: d.clone(),
-                filled_quantity: 0.0,
-                average_execution_price: None,
-            })
-            .collect(),
-        status: OrderStatus::Open.as_str().into(),
-        order_value: est.value,
-        commission: est.commission,
-        placed_time: now_ms,
-        executed_time: None,
-        cancel_time: None,
-        preview_id: Some(preview),
-        replaces_order_id: None,
-        replaced_by_order_id: None,
-        from_fixtures: false,
     }
 }
 
@@ -178,8 +147,8 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         Ok(r) => r,
         Err(r) => return r,
     };
-    let est = estimate(s, &req.request);
     let now = s.now();
+    let est = s.market.estimate(&req.request, now);
     let preview_ttl = SignedDuration::try_from(s.config.preview_ttl).unwrap_or(SignedDuration::MAX);
     let order_id = {
         let mut inner = s.lock();
@@ -197,18 +166,16 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
             Ok(pid) => pid,
             Err(refusal) => return entry_refusal(refusal),
         };
-        if let Some(p) = book.previews.get_mut(&pid) {
-            p.used = true;
-        }
-        let mut order = new_order(&acct, key, &req, &est, now.as_millisecond(), pid);
+        let mut order = BookOrder::placed(
+            (&acct.id, key),
+            req.request.clone(),
+            req.descriptions.clone(),
+            (est.value, est.commission),
+            now.as_millisecond(),
+            pid,
+        );
         order.replaces_order_id = change_of;
-        let id = book.add_order(order);
-        if let Some(old) = change_of.and_then(|o| book.get_mut(o)) {
-            old.status = OrderStatus::Cancelled.as_str().into();
-            old.cancel_time = Some(now.as_millisecond());
-            old.replaced_by_order_id = Some(id);
-        }
-        id
+        book.place(pid, order, now.as_millisecond())
     };
     let answer = entry_answer(
         s,

@@ -10,17 +10,12 @@
 
 use axum::http::StatusCode;
 use axum::response::Response;
-use runtime::emulation::json_number::to_f64;
+use runtime::emulation::fixed_market::Estimate;
 use runtime::emulation::order_echo::OrderEcho;
 use runtime::emulation::order_request::{self, ParsedOrder, json_body};
-use runtime::emulation::{
-    Instrument, LegRequest, NumberStyle, OrderRequest, OrderRoot, OrderScope, PriceType,
-    QuantityType, RequestError,
-};
+use runtime::emulation::{NumberStyle, OrderRequest, OrderRoot, OrderScope, RequestError};
 use serde_json::{Map, Value, json};
 
-use crate::api::market::{equity_bid_ask, option_bid_ask};
-use crate::fixtures::round;
 use crate::responses::api_error;
 use crate::state::Shared;
 
@@ -40,11 +35,6 @@ const NUMERIC_KEYS: &[&str] = &[
     "initialStopPrice",
     "investmentAmount",
 ];
-/// Price used for an estimate when the fake has no quote for a leg.
-const DEFAULT_PRICE: f64 = 100.0;
-/// Per-contract option commission in estimates.
-const OPTION_COMMISSION: f64 = 0.65;
-
 /// A checked order request.
 #[derive(Debug, Clone)]
 pub(crate) struct CheckedOrder {
@@ -74,10 +64,7 @@ pub(crate) fn parse(s: &Shared, body: &[u8], root: OrderRoot) -> Result<CheckedO
         descriptions: request
             .legs
             .iter()
-            .map(|l| {
-                quote(s, &l.instrument)
-                    .map_or_else(|| l.instrument.symbol().to_string(), |(_, _, d)| d)
-            })
+            .map(|l| s.market.describe(&l.instrument, s.now()))
             .collect(),
         request,
         preview_ids,
@@ -100,29 +87,6 @@ fn canonical(body: &Value, root: OrderRoot, r: &OrderRequest) -> Result<Value, R
         json!({"orderType": r.order_type.as_str(), "clientOrderId": r.client_order_id,
         "Order": orders}),
     )
-}
-
-/// The bid, ask and description the fake quotes an instrument at.
-fn quote(s: &Shared, i: &Instrument) -> Option<(f64, f64, String)> {
-    match i {
-        Instrument::Option {
-            underlying,
-            expiry,
-            right,
-            strike,
-        } => option_bid_ask(
-            s,
-            underlying,
-            (
-                i64::from(expiry.year()),
-                i64::from(expiry.month()),
-                i64::from(expiry.day()),
-            ),
-            right.as_str(),
-            to_f64(*strike),
-        ),
-        Instrument::Equity { .. } | Instrument::Fund { .. } => equity_bid_ask(s, i.symbol()),
-    }
 }
 
 /// A number, a numeric string (`Some(None)` when empty) or not a number (`None`).
@@ -170,90 +134,13 @@ fn normalize(v: &Value) -> Result<Value, String> {
     })
 }
 
-/// What an order is estimated at.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Estimate {
-    /// Order value, ≥ 0.
-    pub value: f64,
-    pub commission: f64,
-    /// Money out (a debit) rather than in.
-    pub debit: bool,
-}
-
-impl Estimate {
-    /// E*TRADE's `estimatedTotalAmount`: positive for a debit, negative for a credit.
-    pub fn total(&self) -> f64 {
-        if self.debit {
-            round(self.value + self.commission, 2)
-        } else {
-            round(-(self.value - self.commission), 2)
-        }
-    }
-}
-
-/// Quote price of one leg: ask for a buy, bid for a sell; a fixed default without a quote.
-fn leg_price(s: &Shared, l: &LegRequest) -> f64 {
-    quote(s, &l.instrument).map_or(
-        DEFAULT_PRICE,
-        |(bid, ask, _)| {
-            if l.action.is_buy() { ask } else { bid }
-        },
-    )
-}
-
-pub(crate) fn estimate(s: &Shared, r: &OrderRequest) -> Estimate {
-    let commission: f64 = r
-        .legs
-        .iter()
-        .filter(|l| l.instrument.is_option())
-        .map(|l| to_f64(l.quantity) * OPTION_COMMISSION)
-        .sum();
-    let leg_value = |l: &LegRequest, px: f64| {
-        let quantity = to_f64(l.quantity);
-        if l.quantity_type == QuantityType::Dollar {
-            quantity
-        } else {
-            quantity * px * to_f64(l.instrument.multiplier())
-        }
-    };
-    let limit_price = r.limit_price.map(to_f64);
-    let (value, debit) = match r.legs.as_slice() {
-        [l] => {
-            let px = limit_price
-                .or(r.stop_price.map(to_f64))
-                .unwrap_or_else(|| leg_price(s, l));
-            (leg_value(l, px), l.action.is_buy())
-        }
-        legs => match (limit_price, legs.first()) {
-            (Some(net), Some(first)) => {
-                (leg_value(first, net), r.price_type != PriceType::NetCredit)
-            }
-            _ => {
-                let signed: f64 = legs
-                    .iter()
-                    .map(|l| {
-                        let v = leg_value(l, leg_price(s, l));
-                        if l.action.is_buy() { v } else { -v }
-                    })
-                    .sum();
-                (signed.abs(), signed > 0.0)
-            }
-        },
-    };
-    Estimate {
-        value: round(value, 2),
-        commission: round(commission, 2),
-        debit,
-    }
-}
-
 /// The `Order[]` entry of a preview or place answer.
 pub(crate) fn echo_order(r: &CheckedOrder, est: &Estimate, messages: &[Value]) -> Value {
     OrderEcho {
         numbers: NumberStyle::Float,
         descriptions: r.descriptions.clone(),
-        estimated_commission: json!(est.commission),
-        estimated_total: json!(est.total()),
+        estimated_commission: NumberStyle::Float.json(est.commission),
+        estimated_total: NumberStyle::Float.json(est.total()),
         messages,
     }
     .json(&r.request)

@@ -9,48 +9,45 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use runtime::emulation::answers::Style;
 use runtime::emulation::answers::orders::{ListedLeg, ListedOrder, closing_event, listed_order};
-use runtime::emulation::json_number::{from_f64, to_f64};
+use runtime::emulation::fixed_book::BookOrder;
+use runtime::emulation::json_number::from_f64;
 use runtime::emulation::order_list::{self, OrderLinks, OrderListQuery};
 use runtime::emulation::{NumberStyle, OrderStatus, codes};
-use rust_decimal::Decimal;
+use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::Value;
 
-use crate::fixtures::round;
-use crate::orders_state::FakeOrder;
 use crate::responses::{api_error, no_content, ok_json, param_refusal};
 use crate::state::Shared;
 
 type Params = Query<HashMap<String, String>>;
 
-fn order_json(base_url: &str, o: &FakeOrder, echo_client_order_id: bool) -> Value {
+fn order_json(base_url: &str, o: &BookOrder, echo_client_order_id: bool) -> Value {
     let r = &o.request;
-    let status = OrderStatus::parse(&o.status).unwrap_or(OrderStatus::Open);
     let multiplier = r
         .legs
         .first()
-        .map_or(1.0, |l| to_f64(l.instrument.multiplier()));
-    let commission = from_f64(o.commission);
+        .map_or(Decimal::ONE, |l| l.instrument.multiplier());
     let legs = o
         .leg_states
         .iter()
         .map(|state| ListedLeg {
             description: state.symbol_description.clone(),
-            filled: from_f64(state.filled_quantity),
+            filled: state.filled_quantity,
             cancelled: None,
-            estimated_commission: if state.filled_quantity > 0.0 {
-                commission
+            estimated_commission: if state.filled_quantity > Decimal::ZERO {
+                o.commission
             } else {
                 Decimal::ZERO
             },
             estimated_fees: Decimal::ZERO,
-            average_execution_price: state.average_execution_price.map(from_f64),
+            average_execution_price: state.average_execution_price,
         })
         .collect();
     let mut events = vec![("ORDER_PLACED", o.placed_time)];
-    if let Some(name) = closing_event(status) {
+    if let Some(name) = closing_event(o.status) {
         let at = o
             .cancel_time
-            .filter(|_| status == OrderStatus::Cancelled)
+            .filter(|_| o.status == OrderStatus::Cancelled)
             .or(o.executed_time)
             .unwrap_or(o.placed_time + 60_000);
         events.push((name, at));
@@ -61,13 +58,17 @@ fn order_json(base_url: &str, o: &FakeOrder, echo_client_order_id: bool) -> Valu
         account_key: &o.account_key,
         request: r,
         legs,
-        status,
-        order_value: from_f64(round(
-            o.order_value * if o.from_fixtures { multiplier } else { 1.0 },
-            2,
-        )),
-        total_order_value: from_f64(round(o.order_value, 2)),
-        total_commission: commission,
+        status: o.status,
+        order_value: cents(
+            o.order_value
+                * if o.from_fixtures {
+                    multiplier
+                } else {
+                    Decimal::ONE
+                },
+        ),
+        total_order_value: cents(o.order_value),
+        total_commission: o.commission,
         preview_time: None,
         placed_time: o.placed_time,
         executed_time: o.executed_time,
@@ -85,11 +86,15 @@ fn order_json(base_url: &str, o: &FakeOrder, echo_client_order_id: bool) -> Valu
     listed_order(&listed, style)
 }
 
+fn cents(d: Decimal) -> Decimal {
+    d.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
+}
+
 /// What order endpoints need to know about an account.
 #[derive(Debug, Clone)]
 pub(crate) struct Acct {
     pub id: String,
-    pub cash: f64,
+    pub cash: Decimal,
     pub margin: bool,
     /// `optionLevelCd`: 0 for NO_OPTIONS, n for LEVEL_n.
     pub option_level: i64,
@@ -114,7 +119,7 @@ pub(crate) fn account(s: &Shared, key: &str) -> Result<Acct, Response> {
     match inner.fixtures.account_by_key(key) {
         Some(a) => Ok(Acct {
             id: a.account_id.clone(),
-            cash: a.cash_balance,
+            cash: from_f64(a.cash_balance),
             margin: a.is_margin(),
             option_level: a
                 .option_level
@@ -145,7 +150,7 @@ pub(crate) async fn list(
         Err(e) => return param_refusal(&e),
     };
     let tz = s.tz.clone();
-    let orders: Vec<FakeOrder> = s
+    let orders: Vec<BookOrder> = s
         .lock()
         .book()
         .for_account(&account_id)
@@ -153,7 +158,7 @@ pub(crate) async fn list(
             let day = jiff::Timestamp::from_millisecond(o.placed_time)
                 .map(|t| t.to_zoned_datetime(tz.clone()).date())
                 .ok();
-            query.filter.admits(&o.request, &o.status, day)
+            query.filter.admits(&o.request, o.status.as_str(), day)
         })
         .cloned()
         .collect();
