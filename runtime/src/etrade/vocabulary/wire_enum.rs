@@ -1,7 +1,7 @@
 //! [`wire_enum!`]: an enum whose values are E*TRADE's spellings, serialized as them.
 
 /// Declares a fieldless enum whose variants stand for E*TRADE's strings: it serializes as
-/// them and gets `ALL`, `as_str`, `parse` and the `const` check `is_wire` (which the
+/// them, equals its spelling, and gets `ALL`, `as_str`, `parse` and the `const` check `is_wire` (which the
 /// generated tool layer uses to fail the build when the spec names a value the type lacks).
 macro_rules! wire_enum {
     (
@@ -46,6 +46,13 @@ macro_rules! wire_enum {
                     }
                 )+
                 false
+            }
+        }
+
+        /// A value equals its E*TRADE spelling.
+        impl PartialEq<&str> for $name {
+            fn eq(&self, text: &&str) -> bool {
+                self.as_str() == *text
             }
         }
 
