@@ -10,14 +10,18 @@
 //!   words themselves are E*TRADE's vocabulary ([`crate::etrade::vocabulary`]).
 //! * [`order_request`]: `PreviewOrderRequest` / `PlaceOrderRequest` bodies checked into an
 //!   [`order_request::OrderRequest`]; [`cancel_request`]: `CancelOrderRequest` bodies;
-//!   [`request_error`]: the refusals of both.
-//! * [`entry_rules`]: what a change, a cancel or a repeated `clientOrderId` may do given the
-//!   orders already in the book.
-//! * [`answers`]: every read answer (accounts, balance, portfolio, transactions, quotes,
-//!   lookup, option chains and expiries), written from figures each emulator computes;
+//!   [`request_error`]: the refusals of both; [`order_canonical`]: a body's canonical form,
+//!   for a book that compares a place with its preview strictly.
+//! * [`entry_rules`]: the one set of order-entry rules both books run ([`entry_rules::EntryBook`]):
+//!   which preview a place may use, what a change or a cancel may name, when a
+//!   `clientOrderId` may repeat.
+//! * [`answers`]: every answer (accounts, balance, portfolio, transactions, quotes, lookup,
+//!   option chains and expiries, listed orders, preview/place/cancel), written from figures
+//!   each emulator computes;
 //!   [`alerts`]: the alert inbox; [`option_model`]: how both price an option;
-//!   [`fixed_book`] and [`fixed_market`]: the fake's book and market, figures given by hand
-//!   that never move.
+//!   [`fixed_book`] and [`fixed_market`]: the fake's book (accounts, positions,
+//!   transactions, orders and previews) and market (quotes, options, order estimates),
+//!   figures given by hand that never move.
 //! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
@@ -34,6 +38,7 @@ pub mod codes;
 pub mod entry_rules;
 pub mod instrument;
 pub mod json_number;
+pub mod order_canonical;
 pub mod order_echo;
 pub mod order_list;
 pub mod order_request;
