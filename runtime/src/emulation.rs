@@ -22,7 +22,8 @@
 //!   [`fixed_book`] and [`fixed_market`]: the fake's book (accounts, positions,
 //!   transactions, orders and previews) and market (quotes, options, order estimates),
 //!   figures given by hand that never move.
-//! * [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
+//! * [`order_estimate`]: what an order is estimated at (both books, their own prices and
+//!   commissions); [`order_echo`]: the order as preview and place answers repeat it; [`order_list`]: the
 //!   list-orders query, filter and paging; [`query_params`]: query-parameter values and
 //!   their refusals.
 //! * [`json_number`]: how each emulator writes a decimal into JSON.
@@ -40,6 +41,7 @@ pub mod instrument;
 pub mod json_number;
 pub mod order_canonical;
 pub mod order_echo;
+pub mod order_estimate;
 pub mod order_list;
 pub mod order_request;
 pub mod order_status;

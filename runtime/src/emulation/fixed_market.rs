@@ -10,7 +10,6 @@
 //! * Option chains and expiry dates for every listing: six third-Friday monthlies and the
 //!   weeklies before the last of them, strikes on a ladder around the last trade.
 
-mod estimate;
 mod listing;
 mod options;
 
@@ -22,8 +21,9 @@ use serde_json::Value;
 
 use super::answers::lookup::{LookupEntry, lookup_response, name_matches, search_words};
 use super::answers::quotes::{DetailFlag, QuoteHeader, bad_symbol, quote_response};
+use super::order_estimate::{self, Commissions, Estimate};
+use super::{Instrument, OrderRequest};
 
-pub use self::estimate::{Estimate, OPTION_COMMISSION, UNQUOTED_PRICE};
 pub use self::listing::Listing;
 pub use self::options::{ChainRequest, IMPLIED_VOLATILITY};
 
@@ -56,6 +56,11 @@ pub struct LookupExtra {
     /// EQUITY | ETF | MUTUAL_FUND
     pub kind: String,
 }
+
+/// The price of a leg the market has no quote for.
+pub const UNQUOTED_PRICE: Decimal = Decimal::from_parts(100, 0, 0, false, 0);
+/// The commission per option contract.
+pub const OPTION_COMMISSION: Decimal = Decimal::from_parts(65, 0, 0, false, 2);
 
 /// Money rounded to cents, half away from zero.
 fn cents(d: Decimal) -> Decimal {
@@ -175,5 +180,38 @@ impl FixedMarket {
         let l = Listing::find_or_synthesize(&self.listings, symbol)?;
         let (bid, ask) = l.touch();
         Some((bid, ask, l.name.clone()))
+    }
+
+    /// The bid, ask and description of any instrument; None when the market has no quote.
+    pub fn touch(&self, i: &Instrument, now: Timestamp) -> Option<(Decimal, Decimal, String)> {
+        if i.is_option() {
+            self.option_touch(&i.quote_symbol(), now)
+        } else {
+            self.equity_touch(i.symbol())
+        }
+    }
+
+    /// How an order describes the instrument: its quote's description, else its symbol.
+    pub fn describe(&self, i: &Instrument, now: Timestamp) -> String {
+        self.touch(i, now)
+            .map_or_else(|| i.symbol().to_string(), |(_, _, name)| name)
+    }
+
+    /// What `r` is estimated at now: each leg at its touch, or [`UNQUOTED_PRICE`] when the
+    /// market has none; options at [`OPTION_COMMISSION`] a contract, equities free.
+    pub fn estimate(&self, r: &OrderRequest, now: Timestamp) -> Estimate {
+        let commissions = Commissions {
+            per_trade: Decimal::ZERO,
+            per_contract: OPTION_COMMISSION,
+        };
+        order_estimate::estimate(r, &commissions, |_, l| {
+            self.touch(&l.instrument, now)
+                .map_or(
+                    UNQUOTED_PRICE,
+                    |(bid, ask, _)| {
+                        if l.action.is_buy() { ask } else { bid }
+                    },
+                )
+        })
     }
 }

@@ -13,9 +13,11 @@ use super::{PaperConfig, PaperError};
 use crate::calendar::{
     SessionPhase, next_regular_open, phase_at, regular_hours, time_zone, trading_day,
 };
+pub(crate) use crate::emulation::order_estimate::Estimate;
+use crate::emulation::order_estimate::{self, Commissions};
 use crate::emulation::{
-    EntryRefusal, Instrument, LegRequest, OrderAction, OrderRequest, OrderStatus, OrderTerm,
-    OrderType, PriceType, codes,
+    EntryRefusal, Instrument, OrderAction, OrderRequest, OrderStatus, OrderTerm, OrderType,
+    PriceType, codes,
 };
 use crate::paper::touch::{MarketData, OptionContract, Touch};
 
@@ -59,75 +61,23 @@ pub(crate) fn market_value(ctx: &Ctx<'_>, p: &PositionRec, at: Timestamp) -> Dec
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Estimate {
-    /// Order value, ≥ 0.
-    pub value: Decimal,
-    pub commission: Decimal,
-    /// Money out rather than in.
-    pub debit: bool,
-}
-
-impl Estimate {
-    /// E*TRADE's estimatedTotalAmount: positive for a debit, negative for a credit.
-    pub fn total(&self) -> Decimal {
-        if self.debit {
-            cents(self.value + self.commission)
-        } else {
-            cents(-(self.value - self.commission))
-        }
+/// What paper charges.
+fn commissions(cfg: &PaperConfig) -> Commissions {
+    Commissions {
+        per_trade: cfg.commission_per_trade,
+        per_contract: cfg.commission_per_contract,
     }
 }
 
-fn leg_price(l: &LegRequest, t: &Touch) -> Decimal {
-    if l.action.is_buy() { t.ask } else { t.bid }
-}
-
-pub(crate) fn commission(cfg: &PaperConfig, legs: &[LegRequest]) -> Decimal {
-    let contracts: Decimal = legs
-        .iter()
-        .filter(|l| l.instrument.is_option())
-        .map(|l| l.quantity)
-        .sum();
-    cents(cfg.commission_per_trade + cfg.commission_per_contract * contracts)
-}
-
+/// `r` estimated with each leg at its touch (the ask to buy, the bid to sell; nothing
+/// without one).
 pub(crate) fn estimate(cfg: &PaperConfig, r: &OrderRequest, touches: &[Touch]) -> Estimate {
-    let commission = commission(cfg, &r.legs);
-    let (value, debit) = match (r.legs.as_slice(), r.is_spread()) {
-        ([l], false) => {
-            let px = r
-                .limit_price
-                .or(r.stop_price)
-                .or_else(|| touches.first().map(|t| leg_price(l, t)))
-                .unwrap_or_default();
-            (
-                l.quantity * px * l.instrument.multiplier(),
-                l.action.is_buy(),
-            )
-        }
-        (legs, _) => match (r.limit_price, legs.first()) {
-            (Some(net), Some(first)) if r.price_type != PriceType::Market => (
-                net * first.quantity * first.instrument.multiplier(),
-                r.price_type != PriceType::NetCredit,
-            ),
-            _ => {
-                let signed: Decimal = legs
-                    .iter()
-                    .zip(touches)
-                    .map(|(l, t)| {
-                        l.action.sign() * l.quantity * leg_price(l, t) * l.instrument.multiplier()
-                    })
-                    .sum();
-                (signed.abs(), signed > Decimal::ZERO)
-            }
-        },
-    };
-    Estimate {
-        value: cents(value),
-        commission,
-        debit,
-    }
+    order_estimate::estimate(r, &commissions(cfg), |i, l| {
+        touches.get(i).map_or(
+            Decimal::ZERO,
+            |t| if l.action.is_buy() { t.ask } else { t.bid },
+        )
+    })
 }
 
 /// Buying power held by the account's working orders (except `except`).

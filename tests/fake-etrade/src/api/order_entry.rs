@@ -23,8 +23,8 @@ use runtime::emulation::answers::order_entry::{
 };
 use runtime::emulation::entry_rules::{self, EntryRefusal, PlaceAttempt};
 use runtime::emulation::fixed_book::{BookOrder, BookPreview};
-use runtime::emulation::fixed_market::Estimate;
 use runtime::emulation::order_echo::{disclosure, message};
+use runtime::emulation::order_estimate::Estimate;
 use runtime::emulation::order_request::preview_id;
 use runtime::emulation::{OrderRoot, codes};
 use rust_decimal::{Decimal, RoundingStrategy};

@@ -5,9 +5,9 @@
 
 use axum::http::StatusCode;
 use axum::response::Response;
-use runtime::emulation::fixed_market::Estimate;
 use runtime::emulation::order_canonical::canonical;
 use runtime::emulation::order_echo::OrderEcho;
+use runtime::emulation::order_estimate::Estimate;
 use runtime::emulation::order_request::{self, ParsedOrder, json_body};
 use runtime::emulation::{NumberStyle, OrderRequest, OrderRoot, OrderScope, RequestError};
 use serde_json::Value;
