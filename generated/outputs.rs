@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// One account's overview.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AccountOverview {
     pub account: AccountOverviewAccount,
     /// Null figures are ones E*TRADE did not give (or, for sums, did not give for every position).
@@ -23,7 +23,7 @@ pub struct AccountOverview {
 }
 
 /// The `account` of [`AccountOverview`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AccountOverviewAccount {
     pub account_id_key: String,
     /// accountName, else accountDesc.
@@ -35,24 +35,29 @@ pub struct AccountOverviewAccount {
 }
 
 /// One item of the `allocation` of [`AccountOverview`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AccountOverviewAllocationItem {
     pub security_type: String,
+    #[schemars(with = "Option<String>")]
     pub market_value: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub weight_pct: Option<rust_decimal::Decimal>,
 }
 
 /// One item of the `option_exposure` of [`AccountOverview`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AccountOverviewOptionExposureItem {
     pub underlier: String,
+    #[schemars(with = "String")]
     pub shares: rust_decimal::Decimal,
+    #[schemars(with = "Option<String>")]
     pub option_delta_shares: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub net_delta_shares: Option<rust_decimal::Decimal>,
 }
 
 /// One item of the `positions` of [`AccountOverview`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AccountOverviewPositionsItem {
     /// The symbol; for an option, its display symbol (symbolDescription, else osiKey).
     pub symbol: Option<String>,
@@ -61,44 +66,62 @@ pub struct AccountOverviewPositionsItem {
     /// For an option, the underlying symbol; else null.
     pub underlier: Option<String>,
     /// Shares or contracts, negative when short.
+    #[schemars(with = "String")]
     pub quantity: rust_decimal::Decimal,
+    #[schemars(with = "Option<String>")]
     pub last_price: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub market_value: Option<rust_decimal::Decimal>,
     /// totalCost.
+    #[schemars(with = "Option<String>")]
     pub cost: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub total_gain: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub total_gain_pct: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub days_gain: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub days_gain_pct: Option<rust_decimal::Decimal>,
     /// market_value / total_account_value × 100, rounded half away from zero to 2 places.
+    #[schemars(with = "Option<String>")]
     pub weight_pct: Option<rust_decimal::Decimal>,
 }
 
 /// Null figures are ones E*TRADE did not give (or, for sums, did not give for every position).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AccountOverviewTotals {
     /// E*TRADE's real-time total account value (balance).
+    #[schemars(with = "Option<String>")]
     pub total_account_value: Option<rust_decimal::Decimal>,
     /// E*TRADE's cash balance (balance).
+    #[schemars(with = "Option<String>")]
     pub cash: Option<rust_decimal::Decimal>,
     /// Margin buying power for a margin account, else cash buying power (balance).
+    #[schemars(with = "Option<String>")]
     pub buying_power: Option<rust_decimal::Decimal>,
     /// Sum of the positions' marketValue.
+    #[schemars(with = "Option<String>")]
     pub market_value: Option<rust_decimal::Decimal>,
     /// Sum of the positions' totalCost.
+    #[schemars(with = "Option<String>")]
     pub total_cost: Option<rust_decimal::Decimal>,
     /// Sum of the positions' totalGain.
+    #[schemars(with = "Option<String>")]
     pub total_gain: Option<rust_decimal::Decimal>,
     /// total_gain / total_cost × 100, rounded half away from zero to 2 places.
+    #[schemars(with = "Option<String>")]
     pub total_gain_pct: Option<rust_decimal::Decimal>,
     /// Sum of the positions' daysGain.
+    #[schemars(with = "Option<String>")]
     pub days_gain: Option<rust_decimal::Decimal>,
     /// days_gain / (market_value − days_gain) × 100, rounded half away from zero to 2 places.
+    #[schemars(with = "Option<String>")]
     pub days_gain_pct: Option<rust_decimal::Decimal>,
 }
 
 /// What `answer_order_ticket` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AnswerOrderTicketOutput {
     pub preview_id: String,
     pub decision: AnswerOrderTicketOutputDecision,
@@ -107,7 +130,7 @@ pub struct AnswerOrderTicketOutput {
 }
 
 /// The values of the `channel` of [`AnswerOrderTicketOutput`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum AnswerOrderTicketOutputChannel {
     #[serde(rename = "app")]
     App,
@@ -123,7 +146,7 @@ impl AnswerOrderTicketOutputChannel {
 }
 
 /// The values of the `decision` of [`AnswerOrderTicketOutput`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum AnswerOrderTicketOutputDecision {
     #[serde(rename = "approved")]
     Approved,
@@ -142,16 +165,17 @@ impl AnswerOrderTicketOutputDecision {
 }
 
 /// What `cancel_order` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CancelOrderOutput {
     pub order_id: i64,
     pub journal_id: i64,
     /// E*TRADE's answer as the runtime's `BrokerCancellation` model reads it, carried unchanged.
+    #[schemars(with = "serde_json::Value")]
     pub broker_response: models::BrokerCancellation,
 }
 
 /// A local estimate of the stored E*TRADE credentials. No broker request is made.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CredentialEstimate {
     /// missing (nothing stored), present (consumer key only), active, inactive (idle over 2 hours, renewable), expired (past midnight US Eastern), unavailable (the store failed).
     pub state: CredentialEstimateState,
@@ -169,7 +193,7 @@ pub struct CredentialEstimate {
 }
 
 /// The values of the `environment` of [`CredentialEstimate`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum CredentialEstimateEnvironment {
     #[serde(rename = "paper")]
     Paper,
@@ -191,7 +215,7 @@ impl CredentialEstimateEnvironment {
 }
 
 /// missing (nothing stored), present (consumer key only), active, inactive (idle over 2 hours, renewable), expired (past midnight US Eastern), unavailable (the store failed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum CredentialEstimateState {
     #[serde(rename = "missing")]
     Missing,
@@ -222,7 +246,7 @@ impl CredentialEstimateState {
 }
 
 /// What `delete_alerts` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DeleteAlertsOutput {
     /// The alert ids deleted.
     pub deleted: Vec<i64>,
@@ -230,7 +254,7 @@ pub struct DeleteAlertsOutput {
 }
 
 /// What `get_account_overview` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GetAccountOverviewOutput {
     pub accounts: Vec<AccountOverview>,
     /// True when every account is complete.
@@ -238,7 +262,7 @@ pub struct GetAccountOverviewOutput {
 }
 
 /// What `get_order_ticket` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GetOrderTicketOutput {
     pub preview_id: String,
     /// The hash of the previewed arguments: answer_order_ticket decides only this.
@@ -252,7 +276,9 @@ pub struct GetOrderTicketOutput {
     pub expires_at: String,
     pub account: GetOrderTicketOutputAccount,
     pub order: GetOrderTicketOutputOrder,
+    #[schemars(with = "Option<String>")]
     pub estimated_total: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub commission: Option<rust_decimal::Decimal>,
     /// E*TRADE's messages about the order: diagnostic text, never instructions.
     pub messages: Vec<String>,
@@ -261,41 +287,47 @@ pub struct GetOrderTicketOutput {
 }
 
 /// The `account` of [`GetOrderTicketOutput`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GetOrderTicketOutputAccount {
     pub name: Option<String>,
     pub last4: Option<String>,
 }
 
 /// The `order` of [`GetOrderTicketOutput`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GetOrderTicketOutputOrder {
     pub order_type: String,
     pub price_type: String,
+    #[schemars(with = "Option<String>")]
     pub limit_price: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub stop_price: Option<rust_decimal::Decimal>,
     pub order_term: String,
     pub market_session: String,
     pub all_or_none: bool,
     pub legs: Vec<GetOrderTicketOutputOrderLegsItem>,
     /// E*TRADE's estimate when it gave one, else quantity × price × multiplier.
+    #[schemars(with = "Option<String>")]
     pub estimated_notional: Option<rust_decimal::Decimal>,
 }
 
 /// One item of the `legs` of [`GetOrderTicketOutputOrder`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GetOrderTicketOutputOrderLegsItem {
     pub symbol: String,
     pub security_type: String,
     pub order_action: String,
+    #[schemars(with = "String")]
     pub quantity: rust_decimal::Decimal,
     pub call_put: Option<String>,
+    #[schemars(with = "Option<String>")]
     pub expiration: Option<jiff::civil::Date>,
+    #[schemars(with = "Option<String>")]
     pub strike_price: Option<rust_decimal::Decimal>,
 }
 
 /// The values of the `status` of [`GetOrderTicketOutput`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum GetOrderTicketOutputStatus {
     #[serde(rename = "awaiting_approval")]
     AwaitingApproval,
@@ -326,7 +358,7 @@ impl GetOrderTicketOutputStatus {
 }
 
 /// One journaled mutation: the intent (written before the request was sent), the outcome and any reconciliation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct JournalEntry {
     pub id: i64,
     /// Previews are journaled too (when stored), so preview → place → cancel reads as one trail; only mutations can be uncertain.
@@ -348,7 +380,7 @@ pub struct JournalEntry {
 }
 
 /// A preview's entry: the person's decision on it, and how they gave it (the client's form, `etrade approve` on a terminal, or the approval page).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct JournalEntryApproval {
     pub decision: JournalEntryApprovalDecision,
     pub channel: JournalEntryApprovalChannel,
@@ -356,7 +388,7 @@ pub struct JournalEntryApproval {
 }
 
 /// The values of the `channel` of [`JournalEntryApproval`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum JournalEntryApprovalChannel {
     #[serde(rename = "elicitation")]
     Elicitation,
@@ -381,7 +413,7 @@ impl JournalEntryApprovalChannel {
 }
 
 /// The values of the `decision` of [`JournalEntryApproval`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum JournalEntryApprovalDecision {
     #[serde(rename = "approved")]
     Approved,
@@ -400,7 +432,7 @@ impl JournalEntryApprovalDecision {
 }
 
 /// Previews are journaled too (when stored), so preview → place → cancel reads as one trail; only mutations can be uncertain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum JournalEntryKind {
     #[serde(rename = "preview_order")]
     PreviewOrder,
@@ -431,34 +463,40 @@ impl JournalEntryKind {
 }
 
 /// One leg of a journaled order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct JournalLeg {
     pub symbol: String,
     pub security_type: String,
     pub order_action: String,
+    #[schemars(with = "String")]
     pub quantity: rust_decimal::Decimal,
     pub call_put: Option<String>,
+    #[schemars(with = "Option<String>")]
     pub expiration: Option<jiff::civil::Date>,
+    #[schemars(with = "Option<String>")]
     pub strike_price: Option<rust_decimal::Decimal>,
 }
 
 /// The order a journal entry placed (as previewed).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct JournalOrder {
     pub order_type: String,
     pub price_type: String,
     pub order_term: String,
     pub market_session: String,
+    #[schemars(with = "Option<String>")]
     pub limit_price: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub stop_price: Option<rust_decimal::Decimal>,
     pub all_or_none: bool,
     pub legs: Vec<JournalLeg>,
     /// The order's estimated value in dollars, as the policy judged it.
+    #[schemars(with = "Option<String>")]
     pub estimated_notional: Option<rust_decimal::Decimal>,
 }
 
 /// What happened to a journaled mutation, as far as this server knows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct JournalOutcome {
     /// pending: sent, no answer recorded (a server stopped mid-call); uncertain: it may or may not have taken effect.
     pub status: JournalOutcomeStatus,
@@ -474,7 +512,7 @@ pub struct JournalOutcome {
 }
 
 /// pending: sent, no answer recorded (a server stopped mid-call); uncertain: it may or may not have taken effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum JournalOutcomeStatus {
     #[serde(rename = "pending")]
     Pending,
@@ -499,7 +537,7 @@ impl JournalOutcomeStatus {
 }
 
 /// The server's own check of an uncertain outcome against E*TRADE's order list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct JournalReconciliation {
     /// found: the order exists (see order_id); not_found: no matching order was listed; unknown: the list could not be read or was ambiguous.
     pub status: JournalReconciliationStatus,
@@ -512,7 +550,7 @@ pub struct JournalReconciliation {
 }
 
 /// found: the order exists (see order_id); not_found: no matching order was listed; unknown: the list could not be read or was ambiguous.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum JournalReconciliationStatus {
     #[serde(rename = "found")]
     Found,
@@ -534,7 +572,7 @@ impl JournalReconciliationStatus {
 }
 
 /// What `list_order_journal` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ListOrderJournalOutput {
     pub entries: Vec<JournalEntry>,
     /// Pass as before for the next page; null on the last page.
@@ -542,7 +580,7 @@ pub struct ListOrderJournalOutput {
 }
 
 /// What `place_change_order` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PlaceChangeOrderOutput {
     /// The replacement order's new id.
     pub order_id: i64,
@@ -550,11 +588,12 @@ pub struct PlaceChangeOrderOutput {
     pub client_order_id: String,
     pub journal_id: i64,
     /// E*TRADE's answer as the runtime's `BrokerPlacement` model reads it, carried unchanged.
+    #[schemars(with = "serde_json::Value")]
     pub broker_response: models::BrokerPlacement,
 }
 
 /// What `place_order` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PlaceOrderOutput {
     /// The new order's id (list_orders, cancel_order).
     pub order_id: i64,
@@ -562,11 +601,12 @@ pub struct PlaceOrderOutput {
     /// This placement's list_order_journal entry.
     pub journal_id: i64,
     /// E*TRADE's answer as the runtime's `BrokerPlacement` model reads it, carried unchanged.
+    #[schemars(with = "serde_json::Value")]
     pub broker_response: models::BrokerPlacement,
 }
 
 /// What `preview_change_order` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PreviewChangeOrderOutput {
     /// Pass to place_change_order with the same order_id.
     pub preview_id: String,
@@ -576,13 +616,15 @@ pub struct PreviewChangeOrderOutput {
     pub order_id: i64,
     pub client_order_id: String,
     pub order_type: String,
+    #[schemars(with = "Option<String>")]
     pub estimated_total_amount: Option<rust_decimal::Decimal>,
     /// E*TRADE's answer as the runtime's `BrokerPreview` model reads it, carried unchanged.
+    #[schemars(with = "serde_json::Value")]
     pub broker_preview: models::BrokerPreview,
 }
 
 /// What `preview_order` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PreviewOrderOutput {
     /// Pass to place_order to place exactly this order.
     pub preview_id: String,
@@ -593,13 +635,15 @@ pub struct PreviewOrderOutput {
     pub client_order_id: String,
     pub order_type: String,
     /// E*TRADE's estimated total (dollars), when it gave one.
+    #[schemars(with = "Option<String>")]
     pub estimated_total_amount: Option<rust_decimal::Decimal>,
     /// E*TRADE's answer as the runtime's `BrokerPreview` model reads it, carried unchanged.
+    #[schemars(with = "serde_json::Value")]
     pub broker_preview: models::BrokerPreview,
 }
 
 /// What `server_status` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutput {
     pub server: ServerStatusOutputServer,
     /// MCP protocol versions this server serves, oldest first (2026-07-28 without initialize or a session).
@@ -621,7 +665,7 @@ pub struct ServerStatusOutput {
 }
 
 /// The values of the `environment` of [`ServerStatusOutput`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum ServerStatusOutputEnvironment {
     #[serde(rename = "paper")]
     Paper,
@@ -643,7 +687,7 @@ impl ServerStatusOutputEnvironment {
 }
 
 /// Where quotes and fills come from: E*TRADE's own market data, or the paper broker's deterministic simulator (with its simulated clock).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputMarketData {
     pub source: ServerStatusOutputMarketDataSource,
     /// The paper broker's clock (etrade paper advance moves it); null for E*TRADE.
@@ -653,7 +697,7 @@ pub struct ServerStatusOutputMarketData {
 }
 
 /// Paper only: quotes (and stock fills) come from E*TRADE through this profile's production or sandbox credentials whenever they are active, else from the simulator; each quote's source says which. null: always the simulator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum ServerStatusOutputMarketDataLiveQuotes {
     #[serde(rename = "etrade")]
     Etrade,
@@ -672,7 +716,7 @@ impl ServerStatusOutputMarketDataLiveQuotes {
 }
 
 /// The values of the `source` of [`ServerStatusOutputMarketData`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum ServerStatusOutputMarketDataSource {
     #[serde(rename = "etrade")]
     Etrade,
@@ -691,7 +735,7 @@ impl ServerStatusOutputMarketDataSource {
 }
 
 /// One item of the `permissions` of [`ServerStatusOutput`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputPermissionsItem {
     pub name: String,
     pub granted: bool,
@@ -699,26 +743,29 @@ pub struct ServerStatusOutputPermissionsItem {
 }
 
 /// The `server` of [`ServerStatusOutput`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputServer {
     pub name: String,
     pub version: String,
 }
 
 /// One item of the `tools` of [`ServerStatusOutput`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputToolsItem {
     pub name: String,
     pub permission: String,
 }
 
 /// The profile's effective trading policy ([profiles.NAME.trading] in config.toml); null where there is no order entry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputTradingPolicy {
     /// accountIdKey values orders may use; null = any account.
     pub allowed_accounts: Option<Vec<String>>,
+    #[schemars(with = "Option<String>")]
     pub max_order_quantity: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub max_order_notional: Option<rust_decimal::Decimal>,
+    #[schemars(with = "Option<String>")]
     pub max_daily_notional: Option<rust_decimal::Decimal>,
     pub max_daily_orders: Option<i64>,
     /// Outside the regular session only EXTENDED LIMIT orders are placed; closed market: none.
@@ -736,7 +783,7 @@ pub struct ServerStatusOutputTradingPolicy {
 }
 
 /// required: a person approves each order and change before it is placed (place_order then asks through the client's form, or says how to run `etrade approve`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum ServerStatusOutputTradingPolicyApproval {
     #[serde(rename = "none")]
     None,
@@ -755,7 +802,7 @@ impl ServerStatusOutputTradingPolicyApproval {
 }
 
 /// any: the client's elicitation form or the order ticket app when the host has them, else `etrade approve`; out_of_band: only `etrade approve` and the approval page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum ServerStatusOutputTradingPolicyApprovalChannel {
     #[serde(rename = "any")]
     Any,
@@ -774,7 +821,7 @@ impl ServerStatusOutputTradingPolicyApprovalChannel {
 }
 
 /// A person's halt (etrade halt) in force for this profile: every place, change, cancel and alert deletion is refused before anything is sent; previews still work. etrade resume lifts it. null: not halted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputTradingPolicyHalted {
     /// The user who ran etrade halt (from USER / USERNAME; unknown when neither is set).
     pub by: String,
@@ -785,7 +832,7 @@ pub struct ServerStatusOutputTradingPolicyHalted {
 }
 
 /// profile: this environment and profile (etrade halt); all: every profile and environment (etrade halt --all), shown first when both apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum ServerStatusOutputTradingPolicyHaltedScope {
     #[serde(rename = "profile")]
     Profile,
@@ -804,7 +851,7 @@ impl ServerStatusOutputTradingPolicyHaltedScope {
 }
 
 /// The values of the `transport` of [`ServerStatusOutput`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 pub enum ServerStatusOutputTransport {
     #[serde(rename = "stdio")]
     Stdio,
@@ -823,10 +870,12 @@ impl ServerStatusOutputTransport {
 }
 
 /// What `summarize_transactions` answers: its `data` on success (the spec's `output:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SummarizeTransactionsOutput {
     pub account_id_key: String,
+    #[schemars(with = "String")]
     pub start_date: jiff::civil::Date,
+    #[schemars(with = "String")]
     pub end_date: jiff::civil::Date,
     /// One row per transaction type (and symbol), sorted by type then symbol.
     pub groups: Vec<SummarizeTransactionsOutputGroupsItem>,
@@ -840,7 +889,7 @@ pub struct SummarizeTransactionsOutput {
 }
 
 /// One item of the `groups` of [`SummarizeTransactionsOutput`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SummarizeTransactionsOutputGroupsItem {
     /// E*TRADE's transactionType (Unknown when it gave none).
     pub transaction_type: String,
@@ -848,15 +897,39 @@ pub struct SummarizeTransactionsOutputGroupsItem {
     pub symbol: Option<String>,
     pub count: i64,
     /// Sum of amount, exact (money in positive, out negative); null when a transaction had no amount.
+    #[schemars(with = "Option<String>")]
     pub net_amount: Option<rust_decimal::Decimal>,
     /// Sum of the brokerage fee, exact; a transaction without one counts as zero.
+    #[schemars(with = "String")]
     pub fees: rust_decimal::Decimal,
 }
 
 /// Every transaction counted once.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SummarizeTransactionsOutputTotals {
     pub count: i64,
+    #[schemars(with = "Option<String>")]
     pub net_amount: Option<rust_decimal::Decimal>,
+    #[schemars(with = "String")]
     pub fees: rust_decimal::Decimal,
+}
+
+/// Each tool's output type as JSON Schema, by tool name, for the test that holds the
+/// types to the spec (a decimal, a date and a carried answer model read as strings and
+/// any value: their own shape is checked elsewhere).
+pub fn schemas() -> [(&'static str, schemars::Schema); 12] {
+    [
+        ("server_status", schemars::schema_for!(ServerStatusOutput)),
+        ("get_account_overview", schemars::schema_for!(GetAccountOverviewOutput)),
+        ("summarize_transactions", schemars::schema_for!(SummarizeTransactionsOutput)),
+        ("preview_order", schemars::schema_for!(PreviewOrderOutput)),
+        ("place_order", schemars::schema_for!(PlaceOrderOutput)),
+        ("cancel_order", schemars::schema_for!(CancelOrderOutput)),
+        ("preview_change_order", schemars::schema_for!(PreviewChangeOrderOutput)),
+        ("place_change_order", schemars::schema_for!(PlaceChangeOrderOutput)),
+        ("delete_alerts", schemars::schema_for!(DeleteAlertsOutput)),
+        ("list_order_journal", schemars::schema_for!(ListOrderJournalOutput)),
+        ("get_order_ticket", schemars::schema_for!(GetOrderTicketOutput)),
+        ("answer_order_ticket", schemars::schema_for!(AnswerOrderTicketOutput)),
+    ]
 }

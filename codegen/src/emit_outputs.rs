@@ -25,6 +25,7 @@ pub const OUTPUTS_FILE: &str = "outputs.rs";
 
 pub fn outputs_rs(catalog: &Catalog) -> String {
     let mut sink = Sink::default();
+    let mut schemas = Vec::new();
     for t in catalog
         .tools
         .iter()
@@ -35,11 +36,21 @@ pub fn outputs_rs(catalog: &Catalog) -> String {
             t.name
         );
         sink.object(&t.output, &d);
+        let (name, ty) = (&t.name, format_ident!("{}", t.output.rust_name));
+        schemas.push(quote! { (#name, schemars::schema_for!(#ty)) });
     }
+    let count = proc_macro2::Literal::usize_unsuffixed(schemas.len());
     let items = sink.items.into_values();
     crate::emit_rust::render(quote! {
         use serde::Serialize;
         #(#items)*
+
+        /// Each tool's output type as JSON Schema, by tool name, for the test that holds the
+        /// types to the spec (a decimal, a date and a carried answer model read as strings and
+        /// any value: their own shape is checked elsewhere).
+        pub fn schemas() -> [(&'static str, schemars::Schema); #count] {
+            [#(#schemas),*]
+        }
     })
 }
 
@@ -75,7 +86,8 @@ impl Sink {
                     let n = &f.name;
                     quote! { #[serde(rename = #n)] }
                 });
-                quote! { #d #carried #rename pub #ident: #ty, }
+                let schema = schema_type(&f.node).map(|with| quote! { #[schemars(with = #with)] });
+                quote! { #d #carried #rename #schema pub #ident: #ty, }
             })
             .collect();
         let ident = format_ident!("{}", o.rust_name);
@@ -84,7 +96,7 @@ impl Sink {
             o.rust_name.clone(),
             quote! {
                 #d
-                #[derive(Debug, Clone, PartialEq, Serialize)]
+                #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
                 pub struct #ident {
                     #(#fields)*
                 }
@@ -162,7 +174,7 @@ impl Sink {
             rust_name.to_string(),
             quote! {
                 #d
-                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
                 pub enum #ident {
                     #( #[serde(rename = #values)] #variants, )*
                 }
@@ -195,4 +207,20 @@ fn upper_first(s: &str) -> String {
         Some(f) => f.to_uppercase().chain(c).collect(),
         None => String::new(),
     }
+}
+
+/// The type schemars describes a field by, where its own type has no `JsonSchema`: decimals
+/// and dates are strings, a carried model any value. `None`: the field's own type.
+fn schema_type(n: &TyNode) -> Option<String> {
+    let inner = match &n.ty {
+        Ty::Decimal { .. } | Ty::Date => "String".to_string(),
+        Ty::Object(o) if o.model.is_some() => "serde_json::Value".to_string(),
+        Ty::Array { items, .. } => format!("Vec<{}>", schema_type(items)?),
+        _ => return None,
+    };
+    Some(if n.nullable {
+        format!("Option<{inner}>")
+    } else {
+        inner
+    })
 }
