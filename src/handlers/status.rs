@@ -61,7 +61,8 @@ impl generated::StatusHandlers for Handlers {
     }
 }
 
-/// Where paper's live quotes come from, as `server_status` names it.
+/// Where paper's live quotes come from, as `server_status` names it: `paper::live` labels
+/// its source with one of these two (`LiveQuotes::label`).
 fn live_quotes(source: &str) -> Option<ServerStatusOutputMarketDataLiveQuotes> {
     match source {
         "etrade" => Some(ServerStatusOutputMarketDataLiveQuotes::Etrade),
