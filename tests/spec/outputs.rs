@@ -243,7 +243,16 @@ fn the_check_reaches_nested_nullability_and_enum_values() {
     // The enum's values; the field is an Option where the spec wants a value always there
     // (so also not required).
     assert_eq!(problems.len(), 3, "{problems:?}");
-    assert!(problems[0].contains("entries[].kind: values"), "{problems:?}");
-    assert!(problems[1].contains("entries[].outcome.at: not required"), "{problems:?}");
-    assert!(problems[2].contains("entries[].outcome.at: nullable"), "{problems:?}");
+    assert!(
+        problems[0].contains("entries[].kind: values"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].contains("entries[].outcome.at: not required"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[2].contains("entries[].outcome.at: nullable"),
+        "{problems:?}"
+    );
 }
