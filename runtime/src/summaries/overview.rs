@@ -22,12 +22,12 @@ pub struct OverviewLimits {
     pub max_pages: u32,
 }
 
-/// `get_account_overview`'s answer, and its parts, as the spec's `output:` defines them.
-pub use crate::outputs::{
+// `get_account_overview`'s answer and its parts: the types generated from its `output:`.
+use crate::outputs::{
     AccountOverview, AccountOverviewAccount as AccountLine,
     AccountOverviewAllocationItem as AllocationRow, AccountOverviewOptionExposureItem as Exposure,
     AccountOverviewPositionsItem as PositionRow, AccountOverviewTotals as Totals,
-    GetAccountOverviewOutput as Overview,
+    GetAccountOverviewOutput,
 };
 
 /// The overview of one account (`Some`) or of every account.
@@ -35,7 +35,7 @@ pub async fn overview(
     broker: &dyn Broker,
     account_id_key: Option<&str>,
     limits: OverviewLimits,
-) -> Result<Overview, ToolError> {
+) -> Result<GetAccountOverviewOutput, ToolError> {
     let listed = fetch::<AccountList>(broker, &EtradeRequest::read(Endpoint::AccountList))
         .await??
         .accounts;
@@ -50,7 +50,7 @@ pub async fn overview(
     for account in wanted {
         accounts.push(one_account(broker, account, limits).await?);
     }
-    Ok(Overview {
+    Ok(GetAccountOverviewOutput {
         complete: accounts.iter().all(|a| a.complete),
         accounts,
     })

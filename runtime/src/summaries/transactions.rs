@@ -18,10 +18,9 @@ pub enum GroupBy {
     Symbol,
 }
 
-/// `summarize_transactions`'s answer, and its parts, as the spec's `output:` defines them.
-pub use crate::outputs::{
-    SummarizeTransactionsOutput as TransactionSummary,
-    SummarizeTransactionsOutputGroupsItem as GroupRow,
+// `summarize_transactions`'s answer and its parts: the types generated from its `output:`.
+use crate::outputs::{
+    SummarizeTransactionsOutput, SummarizeTransactionsOutputGroupsItem as GroupRow,
     SummarizeTransactionsOutputTotals as Figures,
 };
 
@@ -55,7 +54,7 @@ pub async fn summarize(
     end: Date,
     group_by: GroupBy,
     max_pages: u32,
-) -> Result<TransactionSummary, ToolError> {
+) -> Result<SummarizeTransactionsOutput, ToolError> {
     let pages = paging::transactions(broker, account_id_key, start, end, max_pages).await?;
     let mut groups: BTreeMap<(String, Option<String>), Tally> = BTreeMap::new();
     let mut all = Tally::default();
@@ -73,7 +72,7 @@ pub async fn summarize(
         all.add(t);
     }
     let complete = pages.stopped.is_none();
-    Ok(TransactionSummary {
+    Ok(SummarizeTransactionsOutput {
         account_id_key: account_id_key.to_string(),
         start_date: start,
         end_date: end,
