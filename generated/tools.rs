@@ -5065,7 +5065,10 @@ pub trait StatusHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: ServerStatusInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::ServerStatusOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 }
 
@@ -5077,7 +5080,10 @@ pub trait AccountsHandlers: ::core::marker::Send + ::core::marker::Sync + 'stati
         ctx: &::runtime::__codegen::CallContext,
         input: GetAccountOverviewInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::GetAccountOverviewOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `summarize_transactions` (read permission): Totals of an account's transactions from start_date to end_date by transaction type (and symbol with group_by symbol): count, net amount and fees per group and overall, e.g. a year's dividends, interest, fees or deposits in one call. Reads every page of the range (up to transaction_pages), counting each transaction once; E*TRADE's amounts summed exactly. A failed page gives complete false with the reason, not an error.
@@ -5086,7 +5092,10 @@ pub trait AccountsHandlers: ::core::marker::Send + ::core::marker::Sync + 'stati
         ctx: &::runtime::__codegen::CallContext,
         input: SummarizeTransactionsInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::SummarizeTransactionsOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 }
 
@@ -5098,7 +5107,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: PreviewOrderInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::PreviewOrderOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `place_order` (trade permission): Place the order preview_order previewed, exactly as previewed: its preview_id and the same account. A preview is single use and expires; a used, expired or other-environment one is refused (preview again). The trading policy (accounts, size, daily limits, session guard) is checked before sending. Never retried: a lost answer is uncertain_execution and the server reconciles it against E*TRADE's order list (list_order_journal); do not place again before that. Returns the new order_id and E*TRADE's answer.
@@ -5107,7 +5119,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: PlaceOrderInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::PlaceOrderOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `cancel_order` (trade permission): Ask E*TRADE to cancel an open order (order_id from list_orders or place_order). It cancels asynchronously (CANCEL_REQUESTED, then CANCELLED) and refuses an order already executing (code 5001: re-read it with list_orders). Never retried; a lost answer is uncertain_execution, which the server reconciles (list_order_journal).
@@ -5116,7 +5131,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: CancelOrderInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::CancelOrderOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `preview_change_order` (trade permission): Preview replacing an open order with a new version: the full new order in preview_order's request shape, not a diff. E*TRADE changes by cancel-and-replace: place_change_order with the returned preview_id cancels order_id and creates a new order. Spread and buy-write quantities cannot change. The trading policy is checked. Nothing changes yet.
@@ -5125,7 +5143,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: PreviewChangeOrderInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::PreviewChangeOrderOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `place_change_order` (trade permission): Place the change preview_change_order previewed (same account and order_id, its preview_id; single use, expires). E*TRADE cancels order_id and creates a new order: data.order_id is the new id, data.replaced_order_id the old. The trading policy is checked before sending. Never retried; a lost answer is uncertain_execution, which the server reconciles (list_order_journal).
@@ -5134,7 +5155,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: PlaceChangeOrderInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::PlaceChangeOrderOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `list_order_journal` (read permission): This server's journal of every mutation it sent (place, cancel, change, alert deletion) and every stored preview in this environment and profile, newest first: the intent (written before sending), the outcome (succeeded, failed, uncertain, or pending if a server stopped mid-call) and, for uncertain ones, the reconciliation against E*TRADE's order list (found, not_found, unknown), which this call does for any not yet done. Next page: before = data.next_before. Local, plus one order-list read per entry reconciled.
@@ -5143,7 +5167,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: ListOrderJournalInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::ListOrderJournalOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `get_order_ticket` (preview permission): The order ticket app's view of one stored preview: the order in plain words, E*TRADE's estimate and messages, its expiry, and whether a person's approval is awaited. Only the ticket calls it.
@@ -5152,7 +5179,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: GetOrderTicketInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::GetOrderTicketOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 
     /// `answer_order_ticket` (trade permission): A person's Approve or Reject on the order ticket app, for the preview and hash it shows (with the approval PIN when one is set). Only the ticket calls it; place_order then places an approved preview.
@@ -5161,7 +5191,10 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: AnswerOrderTicketInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::AnswerOrderTicketOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 }
 
@@ -5173,7 +5206,10 @@ pub trait AlertsHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         ctx: &::runtime::__codegen::CallContext,
         input: DeleteAlertsInput,
     ) -> impl ::core::future::Future<
-        Output = ::runtime::__codegen::ToolResult,
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::DeleteAlertsOutput,
+            ::runtime::__codegen::ToolError,
+        >,
     > + ::core::marker::Send;
 }
 
@@ -5208,7 +5244,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_server_status(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.server_status(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.server_status(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5239,7 +5277,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_get_account_overview(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.get_account_overview(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.get_account_overview(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5338,7 +5378,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_summarize_transactions(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.summarize_transactions(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.summarize_transactions(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5471,7 +5513,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_preview_order(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.preview_order(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.preview_order(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5485,7 +5529,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_place_order(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.place_order(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.place_order(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5499,7 +5545,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_cancel_order(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.cancel_order(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.cancel_order(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5513,7 +5561,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_preview_change_order(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.preview_change_order(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.preview_change_order(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5527,7 +5577,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_place_change_order(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.place_change_order(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.place_change_order(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5541,7 +5593,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_delete_alerts(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.delete_alerts(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.delete_alerts(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5555,7 +5609,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_list_order_journal(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.list_order_journal(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.list_order_journal(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5569,7 +5625,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_get_order_ticket(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.get_order_ticket(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.get_order_ticket(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5583,7 +5641,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_answer_order_ticket(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                self.0.answer_order_ticket(ctx, input).await,
+                                ::runtime::__codegen::output(
+                                    self.0.answer_order_ticket(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {

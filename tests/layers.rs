@@ -1,9 +1,9 @@
 //! The runtime's top-level modules form layers, and a module may use only its own layer and
 //! the ones before it:
 //!
-//! platform, paths, time, calendar, logging, store_lease → config → emulation → credentials →
-//! etrade → contract, broker → trading, login → paper, summaries → mcp (→ the `etrade` binary
-//! in `src/`).
+//! platform, paths, time, calendar, logging, store_lease → config → credentials → etrade →
+//! outputs → emulation → contract, broker → trading, login → paper, summaries → mcp (→ the
+//! `etrade` binary in `src/`).
 //!
 //! This test reads every `crate::…` path in `runtime/src` (comments aside) and fails on an
 //! import of a later layer, naming the file, the line and the edge. The edges that still break
@@ -29,6 +29,7 @@ const LAYERS: &[&[&str]] = &[
     &["config"],
     &["credentials"],
     &["etrade"],
+    &["outputs"],
     &["emulation"],
     &["contract", "broker"],
     &["trading", "login"],

@@ -69,6 +69,7 @@ pub fn tools_rs(catalog: &Catalog) -> String {
     for t in catalog.tools.iter().filter(|t| !generated_handler(t)) {
         let m = format_ident!("{}", t.name);
         let ty = format_ident!("{}", t.input.rust_name);
+        let out = format_ident!("{}", t.output.rust_name);
         let d = doc(&format!(
             "`{}` ({} permission): {}",
             t.name, t.permission, t.description
@@ -79,7 +80,12 @@ pub fn tools_rs(catalog: &Catalog) -> String {
                 &self,
                 ctx: &::runtime::__codegen::CallContext,
                 input: #ty,
-            ) -> impl ::core::future::Future<Output = ::runtime::__codegen::ToolResult> + ::core::marker::Send;
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<
+                    ::runtime::__codegen::outputs::#out,
+                    ::runtime::__codegen::ToolError,
+                >,
+            > + ::core::marker::Send;
         };
         match groups.iter_mut().find(|(g, _)| *g == t.group) {
             Some((_, methods)) => methods.push(method),
@@ -116,7 +122,7 @@ pub fn tools_rs(catalog: &Catalog) -> String {
                     .await
                 }
             }
-            _ => quote! { self.0.#m(ctx, input).await },
+            _ => quote! { ::runtime::__codegen::output(self.0.#m(ctx, input).await) },
         };
         quote! {
             #name => ::std::boxed::Box::pin(async move {
@@ -354,7 +360,7 @@ fn group_trait(group: &str) -> String {
     format!("{}Handlers", crate::check::pascal(group))
 }
 
-fn generated_handler(t: &Tool) -> bool {
+pub(crate) fn generated_handler(t: &Tool) -> bool {
     t.binding.as_ref().is_some_and(|b| b.generated_handler)
 }
 

@@ -11,6 +11,7 @@ pub mod diagnostics;
 pub mod emit_docs;
 pub mod emit_endpoints;
 pub mod emit_models;
+pub mod emit_outputs;
 pub mod emit_rust;
 pub mod ir;
 pub mod json_schema;
@@ -61,6 +62,10 @@ pub fn generate_from(
     );
     out.insert(MODELS_FILE.to_string(), emit_models::models_rs(&catalog));
     out.insert(
+        emit_outputs::OUTPUTS_FILE.to_string(),
+        emit_outputs::outputs_rs(&catalog),
+    );
+    out.insert(
         emit_endpoints::ENDPOINTS_FILE.to_string(),
         emit_endpoints::endpoints_rs(&catalog),
     );
@@ -76,7 +81,11 @@ pub const MODELS_FILE: &str = "models.rs";
 
 /// The files the runtime compiles itself; the rest of [`generate`]'s map is the tool layer,
 /// which the binary's build script takes from the runtime's.
-pub const RUNTIME_FILES: [&str; 2] = [MODELS_FILE, emit_endpoints::ENDPOINTS_FILE];
+pub const RUNTIME_FILES: [&str; 3] = [
+    MODELS_FILE,
+    emit_endpoints::ENDPOINTS_FILE,
+    emit_outputs::OUTPUTS_FILE,
+];
 
 /// Valid examples must satisfy the advertised input schema. (Invalid ones, and the checks
 /// JSON Schema cannot express, are exercised by the generated inventory tests.)

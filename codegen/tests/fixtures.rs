@@ -201,6 +201,10 @@ fn the_kitchen_sink_fixture_loads_and_generates() {
         Ok(files) => {
             let rs = files.get("tools.rs").expect("tools.rs");
             syn::parse_file(rs).expect("generated Rust parses");
+            let outputs = files
+                .get(codegen::emit_outputs::OUTPUTS_FILE)
+                .expect("outputs.rs");
+            syn::parse_file(outputs).expect("generated outputs parse");
         }
         Err(d) => panic!("{d:?}"),
     }

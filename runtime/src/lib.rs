@@ -19,6 +19,7 @@ pub mod credentials;
 pub mod emulation;
 pub mod etrade;
 pub mod mcp;
+pub mod outputs;
 pub mod paper;
 pub mod summaries;
 pub mod trading;

@@ -3,7 +3,9 @@
 
 use super::Handlers;
 use crate::generated;
-use runtime::mcp::dispatch::{CallContext, ToolResult};
+use runtime::contract::errors::ToolError;
+use runtime::mcp::dispatch::CallContext;
+use runtime::outputs::{GetAccountOverviewOutput, SummarizeTransactionsOutput};
 use runtime::summaries::overview::{OverviewLimits, overview};
 use runtime::summaries::transactions::{GroupBy, summarize};
 
@@ -12,32 +14,31 @@ impl generated::AccountsHandlers for Handlers {
         &self,
         _ctx: &CallContext,
         input: generated::GetAccountOverviewInput,
-    ) -> ToolResult {
+    ) -> Result<GetAccountOverviewOutput, ToolError> {
         let limits = OverviewLimits {
             page_size: generated::GetAccountOverviewInput::PAGE_SIZE,
             max_pages: generated::GetAccountOverviewInput::PORTFOLIO_PAGES,
         };
-        let answer = overview(
+        overview(
             self.broker.as_ref(),
             input.account_id_key.as_deref(),
             limits,
         )
-        .await?;
-        super::data(&answer)
+        .await
     }
 
     async fn summarize_transactions(
         &self,
         _ctx: &CallContext,
         input: generated::SummarizeTransactionsInput,
-    ) -> ToolResult {
+    ) -> Result<SummarizeTransactionsOutput, ToolError> {
         let group_by = match input.group_by {
             Some(generated::SummarizeTransactionsInputGroupBy::Symbol) => GroupBy::Symbol,
             Some(generated::SummarizeTransactionsInputGroupBy::TransactionType) | None => {
                 GroupBy::TransactionType
             }
         };
-        let answer = summarize(
+        summarize(
             self.broker.as_ref(),
             &input.account_id_key,
             input.start_date,
@@ -45,7 +46,6 @@ impl generated::AccountsHandlers for Handlers {
             group_by,
             generated::SummarizeTransactionsInput::TRANSACTION_PAGES,
         )
-        .await?;
-        super::data(&answer)
+        .await
     }
 }

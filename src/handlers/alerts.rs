@@ -2,19 +2,24 @@
 //! which journals it. (Listing alerts and an alert's details are generated reads.)
 
 use super::Handlers;
+use super::journal_view::journal_id;
 use crate::generated;
-use runtime::mcp::dispatch::{CallContext, ToolResult};
+use runtime::contract::errors::ToolError;
+use runtime::mcp::dispatch::CallContext;
+use runtime::outputs::DeleteAlertsOutput;
 use runtime::trading::desk::OrderDesk;
-use serde_json::json;
 
 impl generated::AlertsHandlers for Handlers {
     async fn delete_alerts(
         &self,
         _ctx: &CallContext,
         input: generated::DeleteAlertsInput,
-    ) -> ToolResult {
+    ) -> Result<DeleteAlertsOutput, ToolError> {
         let desk: &OrderDesk = &self.desk;
         let d = desk.delete_alerts(&input.alert_ids).await?;
-        Ok(json!({ "deleted": d.deleted, "journal_id": d.journal_id }))
+        Ok(DeleteAlertsOutput {
+            deleted: d.deleted,
+            journal_id: journal_id(d.journal_id)?,
+        })
     }
 }

@@ -12,9 +12,7 @@ mod status;
 
 use crate::generated::ToolHandlers;
 use runtime::broker::Broker;
-use runtime::contract::errors::ToolError;
 use runtime::credentials::{CredentialKey, CredentialStore};
-use runtime::mcp::dispatch::ToolResult;
 use std::sync::Arc;
 
 /// What the handlers share for the life of the server.
@@ -38,9 +36,4 @@ impl ToolHandlers for Handlers {
     fn broker(&self) -> &dyn Broker {
         self.broker.as_ref()
     }
-}
-
-/// Serialize a client model as the tool's `data`.
-fn data<T: serde::Serialize>(value: &T) -> ToolResult {
-    serde_json::to_value(value).map_err(|_| ToolError::internal())
 }

@@ -2,29 +2,51 @@
 //! runtime's [`OrderDesk`], and the journal. The desk's results become each tool's `data`.
 //! (The order list is a generated read.)
 
-use super::journal_view::journal_entry;
+use super::Handlers;
+use super::journal_view::{journal_entry, journal_id};
 use super::order_ticket::ticket;
-use super::{Handlers, data};
 use crate::generated;
 use runtime::contract::errors::ToolError;
-use runtime::mcp::dispatch::{CallContext, ToolResult};
+use runtime::mcp::dispatch::CallContext;
+use runtime::outputs::{
+    CancelOrderOutput, GetOrderTicketOutput, ListOrderJournalOutput, PlaceChangeOrderOutput,
+    PlaceOrderOutput, PreviewChangeOrderOutput, PreviewOrderOutput,
+};
 use runtime::trading::desk::{OrderDesk, PreviewOutcome};
-use serde_json::{Value, json};
 
-fn preview_data(p: &PreviewOutcome, order_id: Option<i64>) -> ToolResult {
-    let mut v = json!({
-        "preview_id": p.record.preview_id,
-        "expires_at": p.record.expires_at.to_string(),
-        "account_id_key": p.record.account_id_key,
-        "client_order_id": p.record.client_order_id,
-        "order_type": p.record.summary.order_type,
-        "estimated_total_amount": p.broker.estimated_total(),
-        "broker_preview": data(&p.broker)?,
-    });
-    if let Some(id) = order_id {
-        v["order_id"] = json!(id);
+fn preview_data(p: PreviewOutcome) -> PreviewOrderOutput {
+    PreviewOrderOutput {
+        preview_id: p.record.preview_id,
+        expires_at: p.record.expires_at.to_string(),
+        account_id_key: p.record.account_id_key,
+        client_order_id: p.record.client_order_id,
+        order_type: p.record.summary.order_type.as_str().to_string(),
+        estimated_total_amount: p.broker.estimated_total(),
+        broker_preview: p.broker,
     }
-    Ok(v)
+}
+
+/// A change's preview: an order's preview and the order it would replace.
+fn change_preview_data(p: PreviewOutcome, order_id: i64) -> PreviewChangeOrderOutput {
+    let PreviewOrderOutput {
+        preview_id,
+        expires_at,
+        account_id_key,
+        client_order_id,
+        order_type,
+        estimated_total_amount,
+        broker_preview,
+    } = preview_data(p);
+    PreviewChangeOrderOutput {
+        preview_id,
+        expires_at,
+        account_id_key,
+        order_id,
+        client_order_id,
+        order_type,
+        estimated_total_amount,
+        broker_preview,
+    }
 }
 
 /// When the profile wants a person's approval and the preview has none yet, ask for it
@@ -45,63 +67,63 @@ impl generated::OrdersHandlers for Handlers {
         &self,
         _ctx: &CallContext,
         input: generated::PreviewOrderInput,
-    ) -> ToolResult {
+    ) -> Result<PreviewOrderOutput, ToolError> {
         let desk: &OrderDesk = &self.desk;
         let t = ticket(&input.request)?;
         let p = desk.preview(&input.account_id_key, &t, None).await?;
-        preview_data(&p, None)
+        Ok(preview_data(p))
     }
 
     async fn place_order(
         &self,
         ctx: &CallContext,
         input: generated::PlaceOrderInput,
-    ) -> ToolResult {
+    ) -> Result<PlaceOrderOutput, ToolError> {
         let desk: &OrderDesk = &self.desk;
         approve_first(desk, ctx, &input.preview_id).await?;
         let p = desk
             .place(&input.account_id_key, &input.preview_id, None)
             .await?;
-        Ok(json!({
-            "order_id": p.order_id,
-            "client_order_id": p.client_order_id,
-            "journal_id": p.journal_id,
-            "broker_response": data(&p.broker)?,
-        }))
+        Ok(PlaceOrderOutput {
+            order_id: p.order_id,
+            client_order_id: p.client_order_id,
+            journal_id: journal_id(p.journal_id)?,
+            broker_response: p.broker,
+        })
     }
 
     async fn cancel_order(
         &self,
         _ctx: &CallContext,
         input: generated::CancelOrderInput,
-    ) -> ToolResult {
+    ) -> Result<CancelOrderOutput, ToolError> {
         let desk: &OrderDesk = &self.desk;
         let c = desk.cancel(&input.account_id_key, input.order_id).await?;
-        Ok(json!({
-            "order_id": c.order_id,
-            "journal_id": c.journal_id,
-            "broker_response": data(&c.broker)?,
-        }))
+        Ok(CancelOrderOutput {
+            order_id: c.order_id,
+            journal_id: journal_id(c.journal_id)?,
+            broker_response: c.broker,
+        })
     }
 
     async fn preview_change_order(
         &self,
         _ctx: &CallContext,
         input: generated::PreviewChangeOrderInput,
-    ) -> ToolResult {
+    ) -> Result<PreviewChangeOrderOutput, ToolError> {
         let desk: &OrderDesk = &self.desk;
         let t = ticket(&input.request)?;
         let p = desk
             .preview(&input.account_id_key, &t, Some(input.order_id))
             .await?;
-        preview_data(&p, Some(input.order_id))
+        Ok(change_preview_data(p, input.order_id))
     }
 
     async fn place_change_order(
         &self,
         ctx: &CallContext,
         input: generated::PlaceChangeOrderInput,
-    ) -> ToolResult {
+    ) -> Result<PlaceChangeOrderOutput, ToolError> {
         let desk: &OrderDesk = &self.desk;
         approve_first(desk, ctx, &input.preview_id).await?;
         let p = desk
@@ -111,20 +133,20 @@ impl generated::OrdersHandlers for Handlers {
                 Some(input.order_id),
             )
             .await?;
-        Ok(json!({
-            "order_id": p.order_id,
-            "replaced_order_id": input.order_id,
-            "client_order_id": p.client_order_id,
-            "journal_id": p.journal_id,
-            "broker_response": data(&p.broker)?,
-        }))
+        Ok(PlaceChangeOrderOutput {
+            order_id: p.order_id,
+            replaced_order_id: input.order_id,
+            client_order_id: p.client_order_id,
+            journal_id: journal_id(p.journal_id)?,
+            broker_response: p.broker,
+        })
     }
 
     async fn get_order_ticket(
         &self,
         ctx: &CallContext,
         input: generated::GetOrderTicketInput,
-    ) -> ToolResult {
+    ) -> Result<GetOrderTicketOutput, ToolError> {
         super::app_ticket::get(&self.desk, ctx, input).await
     }
 
@@ -132,7 +154,7 @@ impl generated::OrdersHandlers for Handlers {
         &self,
         ctx: &CallContext,
         input: generated::AnswerOrderTicketInput,
-    ) -> ToolResult {
+    ) -> Result<runtime::outputs::AnswerOrderTicketOutput, ToolError> {
         super::app_ticket::answer(&self.desk, ctx, input).await
     }
 
@@ -140,7 +162,7 @@ impl generated::OrdersHandlers for Handlers {
         &self,
         _ctx: &CallContext,
         input: generated::ListOrderJournalInput,
-    ) -> ToolResult {
+    ) -> Result<ListOrderJournalOutput, ToolError> {
         let desk: &OrderDesk = &self.desk;
         // The schema bounds both (before ≥ 1, limit 1..=100).
         let before = input.before.and_then(|b| u64::try_from(b).ok());
@@ -149,7 +171,13 @@ impl generated::OrdersHandlers for Handlers {
             .and_then(|l| usize::try_from(l).ok())
             .unwrap_or(20);
         let page = desk.journal(before, limit).await?;
-        let entries: Vec<Value> = page.entries.iter().map(journal_entry).collect();
-        Ok(json!({ "entries": entries, "next_before": page.next_before }))
+        Ok(ListOrderJournalOutput {
+            entries: page
+                .entries
+                .iter()
+                .map(journal_entry)
+                .collect::<Result<_, _>>()?,
+            next_before: page.next_before.map(journal_id).transpose()?,
+        })
     }
 }

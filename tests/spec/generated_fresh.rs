@@ -64,3 +64,17 @@ fn generation_is_deterministic() {
     let spec = std::fs::read_to_string(root.join("spec/tools.yaml")).expect("spec");
     assert_eq!(codegen::generate(&spec).ok(), codegen::generate(&spec).ok());
 }
+
+#[test]
+fn compiled_outputs_equal_the_mirror() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mirror = std::fs::read_to_string(
+        root.join("generated")
+            .join(codegen::emit_outputs::OUTPUTS_FILE),
+    )
+    .expect("mirror");
+    assert!(
+        mirror == runtime::outputs::SOURCE,
+        "the runtime's OUT_DIR/outputs.rs differs from generated/outputs.rs; run `{REFRESH}`"
+    );
+}

@@ -7,4 +7,5 @@ mod alert_deletion;
 mod generated_fresh;
 mod inventory;
 mod models_once;
+mod outputs;
 mod validation_props;

@@ -14,6 +14,7 @@ pub use crate::mcp::catalog::{
 };
 pub use crate::mcp::dispatch::{BoxFuture, CallContext, JsonObject, ToolDispatch, ToolResult};
 pub use crate::mcp::reads::read;
+pub use crate::outputs;
 pub use jiff::civil::Date;
 pub use rust_decimal::Decimal;
 pub use serde_json::Value as JsonValue;
@@ -35,6 +36,15 @@ pub fn parse_input<T: serde::de::DeserializeOwned>(
             "invalid",
             "The arguments could not be read; check each field's type.",
         ))
+    })
+}
+
+/// A hand-written handler's typed output as the tool's `data`.
+pub fn output<T: serde::Serialize>(result: Result<T, ToolError>) -> ToolResult {
+    serde_json::to_value(result?).map_err(|_| {
+        // The outputs hold only strings, numbers, decimals and dates: unreachable.
+        tracing::error!("a tool's output did not serialize");
+        ToolError::internal()
     })
 }
 

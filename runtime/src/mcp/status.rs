@@ -6,66 +6,32 @@
 //! clock and the halt switch in the handler.
 
 use crate::config::Environment;
-use crate::credentials::{CredentialEstimate, CredentialKey, CredentialStore, RecentReads};
+use crate::credentials::{self, CredentialKey, CredentialState, CredentialStore, RecentReads};
 use crate::mcp::catalog::Catalog;
 use crate::mcp::dispatch::{CallContext, Transport};
 use crate::mcp::server::{CAPABILITIES, PROTOCOL_VERSIONS, SERVER_NAME, SERVER_VERSION};
-use serde::Serialize;
-use serde_json::{Map, Value};
+use crate::outputs::{
+    CredentialEstimate, CredentialEstimateEnvironment, CredentialEstimateState, ServerStatusOutput,
+    ServerStatusOutputEnvironment, ServerStatusOutputMarketData, ServerStatusOutputPermissionsItem,
+    ServerStatusOutputServer, ServerStatusOutputToolsItem, ServerStatusOutputTradingPolicy,
+    ServerStatusOutputTransport,
+};
 use std::sync::OnceLock;
-
-/// The part of the status fixed at startup.
-#[derive(Debug, Serialize)]
-pub struct ServerStatus {
-    pub server: ServerIdentity,
-    pub protocol_versions: Vec<String>,
-    pub environment: Environment,
-    pub profile: String,
-    pub transport: Transport,
-    pub tools: Vec<EnabledTool>,
-    pub permissions: Vec<PermissionGrant>,
-    pub capabilities: Vec<&'static str>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct ServerIdentity {
-    pub name: &'static str,
-    pub version: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-pub struct EnabledTool {
-    pub name: &'static str,
-    pub permission: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-pub struct PermissionGrant {
-    pub name: &'static str,
-    pub granted: bool,
-    pub flag: Option<&'static str>,
-}
 
 /// What `server_status` keeps between calls; one per server (its startup flags are fixed).
 #[derive(Debug, Default)]
 pub struct StatusCache {
-    fixed: OnceLock<Map<String, Value>>,
+    fixed: OnceLock<ServerStatusOutput>,
     credentials: RecentReads,
 }
 
 impl StatusCache {
-    /// The fixed part as a JSON object, built by `build` at the first call. Building it
-    /// costs about as much as the rest of the call together; copying it, a fraction.
-    pub fn fixed(
-        &self,
-        build: impl FnOnce() -> Result<Map<String, Value>, serde_json::Error>,
-    ) -> Result<Map<String, Value>, serde_json::Error> {
-        if let Some(fixed) = self.fixed.get() {
-            return Ok(fixed.clone());
-        }
-        let built = build()?;
-        // Two first calls may both build; they build the same object.
-        Ok(self.fixed.get_or_init(|| built).clone())
+    /// The status as built by `build` at the first call; later calls copy it and replace
+    /// the parts that change. Building it costs about as much as the rest of the call
+    /// together; copying it, a fraction.
+    pub fn fixed(&self, build: impl FnOnce() -> ServerStatusOutput) -> ServerStatusOutput {
+        // Two first calls may both build; they build the same status.
+        self.fixed.get_or_init(build).clone()
     }
 
     /// The credential estimate as of `now`, from a store read at most
@@ -76,38 +42,81 @@ impl StatusCache {
         key: &CredentialKey,
         now: jiff::Timestamp,
     ) -> CredentialEstimate {
-        self.credentials.estimate(store, key, now)
+        estimate_output(self.credentials.estimate(store, key, now))
     }
 }
 
-pub fn server_status(catalog: &Catalog, ctx: &CallContext) -> ServerStatus {
-    ServerStatus {
-        server: ServerIdentity {
-            name: SERVER_NAME,
-            version: SERVER_VERSION,
+/// The status from the catalog, the call's context and the parts the server's owner holds.
+pub fn server_status(
+    catalog: &Catalog,
+    ctx: &CallContext,
+    credentials: CredentialEstimate,
+    market_data: ServerStatusOutputMarketData,
+    trading_policy: Option<ServerStatusOutputTradingPolicy>,
+) -> ServerStatusOutput {
+    ServerStatusOutput {
+        server: ServerStatusOutputServer {
+            name: SERVER_NAME.to_string(),
+            version: SERVER_VERSION.to_string(),
         },
         protocol_versions: PROTOCOL_VERSIONS.iter().map(|v| v.to_string()).collect(),
-        environment: ctx.environment,
+        environment: match ctx.environment {
+            Environment::Paper => ServerStatusOutputEnvironment::Paper,
+            Environment::Sandbox => ServerStatusOutputEnvironment::Sandbox,
+            Environment::Production => ServerStatusOutputEnvironment::Production,
+        },
         profile: ctx.profile.clone(),
-        transport: ctx.transport,
+        transport: match ctx.transport {
+            Transport::Stdio => ServerStatusOutputTransport::Stdio,
+            Transport::Http => ServerStatusOutputTransport::Http,
+        },
         tools: catalog
             .tools
             .iter()
             .filter(|t| ctx.is_granted(t.permission))
-            .map(|t| EnabledTool {
-                name: t.name,
-                permission: t.permission,
+            .map(|t| ServerStatusOutputToolsItem {
+                name: t.name.to_string(),
+                permission: t.permission.to_string(),
             })
             .collect(),
         permissions: catalog
             .permissions
             .iter()
-            .map(|p| PermissionGrant {
-                name: p.name,
+            .map(|p| ServerStatusOutputPermissionsItem {
+                name: p.name.to_string(),
                 granted: ctx.is_granted(p.name),
-                flag: p.flag,
+                flag: p.flag.map(str::to_string),
             })
             .collect(),
-        capabilities: CAPABILITIES.to_vec(),
+        capabilities: CAPABILITIES.iter().map(|c| c.to_string()).collect(),
+        credentials,
+        market_data,
+        trading_policy,
+    }
+}
+
+/// The credentials module's estimate as `server_status` shows it.
+fn estimate_output(e: credentials::CredentialEstimate) -> CredentialEstimate {
+    CredentialEstimate {
+        state: match e.state {
+            CredentialState::Missing => CredentialEstimateState::Missing,
+            CredentialState::Present => CredentialEstimateState::Present,
+            CredentialState::Active => CredentialEstimateState::Active,
+            CredentialState::Inactive => CredentialEstimateState::Inactive,
+            CredentialState::Expired => CredentialEstimateState::Expired,
+            CredentialState::Unavailable => CredentialEstimateState::Unavailable,
+        },
+        required: e.required,
+        environment: match e.environment {
+            Environment::Paper => CredentialEstimateEnvironment::Paper,
+            Environment::Sandbox => CredentialEstimateEnvironment::Sandbox,
+            Environment::Production => CredentialEstimateEnvironment::Production,
+        },
+        profile: e.profile,
+        backend: e.backend.to_string(),
+        authorized_at: e.authorized_at,
+        last_used_at: e.last_used_at,
+        expires_at: e.expires_at,
+        detail: e.detail,
     }
 }

@@ -11,7 +11,6 @@ use crate::etrade::models::accounts::Account;
 use crate::etrade::models::portfolio::Position;
 use crate::etrade::{Endpoint, EtradeRequest};
 use rust_decimal::Decimal;
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// How far an overview reads.
@@ -23,87 +22,20 @@ pub struct OverviewLimits {
     pub max_pages: u32,
 }
 
-#[derive(Debug, Serialize)]
-pub struct Overview {
-    pub accounts: Vec<AccountOverview>,
-    /// Every account complete.
-    pub complete: bool,
-}
-
-#[derive(Debug, Serialize)]
-pub struct AccountOverview {
-    pub account: AccountLine,
-    pub totals: Totals,
-    pub positions: Vec<PositionRow>,
-    pub allocation: Vec<AllocationRow>,
-    pub option_exposure: Vec<Exposure>,
-    /// Portfolio pages read.
-    pub portfolio_pages: u32,
-    pub complete: bool,
-    pub incomplete_reason: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct AccountLine {
-    pub account_id_key: String,
-    pub name: Option<String>,
-    #[serde(rename = "type")]
-    pub account_type: Option<String>,
-    pub mode: Option<String>,
-}
-
-#[derive(Debug, Default, Serialize)]
-pub struct Totals {
-    pub total_account_value: Option<Decimal>,
-    pub cash: Option<Decimal>,
-    pub buying_power: Option<Decimal>,
-    pub market_value: Option<Decimal>,
-    pub total_cost: Option<Decimal>,
-    pub total_gain: Option<Decimal>,
-    pub total_gain_pct: Option<Decimal>,
-    pub days_gain: Option<Decimal>,
-    pub days_gain_pct: Option<Decimal>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct PositionRow {
-    pub symbol: Option<String>,
-    pub security_type: Option<String>,
-    pub underlier: Option<String>,
-    pub quantity: Decimal,
-    pub last_price: Option<Decimal>,
-    pub market_value: Option<Decimal>,
-    pub cost: Option<Decimal>,
-    pub total_gain: Option<Decimal>,
-    pub total_gain_pct: Option<Decimal>,
-    pub days_gain: Option<Decimal>,
-    pub days_gain_pct: Option<Decimal>,
-    pub weight_pct: Option<Decimal>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct AllocationRow {
-    pub security_type: String,
-    pub market_value: Option<Decimal>,
-    pub weight_pct: Option<Decimal>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Exposure {
-    pub underlier: String,
-    /// Shares of the underlier held directly (negative when short).
-    pub shares: Decimal,
-    /// Σ contracts × delta × multiplier; `None` when E*TRADE gave no delta for one of them.
-    pub option_delta_shares: Option<Decimal>,
-    pub net_delta_shares: Option<Decimal>,
-}
+// `get_account_overview`'s answer and its parts: the types generated from its `output:`.
+use crate::outputs::{
+    AccountOverview, AccountOverviewAccount as AccountLine,
+    AccountOverviewAllocationItem as AllocationRow, AccountOverviewOptionExposureItem as Exposure,
+    AccountOverviewPositionsItem as PositionRow, AccountOverviewTotals as Totals,
+    GetAccountOverviewOutput,
+};
 
 /// The overview of one account (`Some`) or of every account.
 pub async fn overview(
     broker: &dyn Broker,
     account_id_key: Option<&str>,
     limits: OverviewLimits,
-) -> Result<Overview, ToolError> {
+) -> Result<GetAccountOverviewOutput, ToolError> {
     let listed = fetch::<AccountList>(broker, &EtradeRequest::read(Endpoint::AccountList))
         .await??
         .accounts;
@@ -118,7 +50,7 @@ pub async fn overview(
     for account in wanted {
         accounts.push(one_account(broker, account, limits).await?);
     }
-    Ok(Overview {
+    Ok(GetAccountOverviewOutput {
         complete: accounts.iter().all(|a| a.complete),
         accounts,
     })
@@ -138,7 +70,7 @@ fn line(a: &Account) -> AccountLine {
             .clone()
             .filter(|n| !n.is_empty())
             .or_else(|| a.account_desc.clone()),
-        account_type: a.account_type.clone(),
+        r#type: a.account_type.clone(),
         mode: a.account_mode.clone(),
     }
 }
@@ -295,7 +227,7 @@ fn assemble(
         positions,
         allocation,
         option_exposure,
-        portfolio_pages: pages.pages,
+        portfolio_pages: pages.pages.into(),
         complete,
         incomplete_reason: (!complete).then(|| problems.join("; ")),
     }

@@ -8,7 +8,6 @@ use crate::contract::errors::ToolError;
 use crate::etrade::models::transactions::Transaction;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// How the rows are keyed.
@@ -19,41 +18,15 @@ pub enum GroupBy {
     Symbol,
 }
 
-#[derive(Debug, Serialize)]
-pub struct TransactionSummary {
-    pub account_id_key: String,
-    pub start_date: Date,
-    pub end_date: Date,
-    pub groups: Vec<GroupRow>,
-    pub totals: Figures,
-    /// Transaction pages read.
-    pub pages: u32,
-    pub complete: bool,
-    pub incomplete_reason: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct GroupRow {
-    pub transaction_type: String,
-    /// The symbol with `group_by: symbol` (null for transactions without one), else null.
-    pub symbol: Option<String>,
-    #[serde(flatten)]
-    pub figures: Figures,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Figures {
-    pub count: u64,
-    /// Σ amount (E*TRADE's sign: money in positive, money out negative); null when a
-    /// transaction gave no amount.
-    pub net_amount: Option<Decimal>,
-    /// Σ brokerage fee; transactions without a fee count as zero.
-    pub fees: Decimal,
-}
+// `summarize_transactions`'s answer and its parts: the types generated from its `output:`.
+use crate::outputs::{
+    SummarizeTransactionsOutput, SummarizeTransactionsOutputGroupsItem as GroupRow,
+    SummarizeTransactionsOutputTotals as Figures,
+};
 
 #[derive(Default)]
 struct Tally {
-    count: u64,
+    count: i64,
     net: Sum,
     fees: Decimal,
 }
@@ -81,7 +54,7 @@ pub async fn summarize(
     end: Date,
     group_by: GroupBy,
     max_pages: u32,
-) -> Result<TransactionSummary, ToolError> {
+) -> Result<SummarizeTransactionsOutput, ToolError> {
     let pages = paging::transactions(broker, account_id_key, start, end, max_pages).await?;
     let mut groups: BTreeMap<(String, Option<String>), Tally> = BTreeMap::new();
     let mut all = Tally::default();
@@ -99,20 +72,29 @@ pub async fn summarize(
         all.add(t);
     }
     let complete = pages.stopped.is_none();
-    Ok(TransactionSummary {
+    Ok(SummarizeTransactionsOutput {
         account_id_key: account_id_key.to_string(),
         start_date: start,
         end_date: end,
         groups: groups
             .into_iter()
-            .map(|((transaction_type, symbol), tally)| GroupRow {
-                transaction_type,
-                symbol,
-                figures: tally.figures(),
+            .map(|((transaction_type, symbol), tally)| {
+                let Figures {
+                    count,
+                    net_amount,
+                    fees,
+                } = tally.figures();
+                GroupRow {
+                    transaction_type,
+                    symbol,
+                    count,
+                    net_amount,
+                    fees,
+                }
             })
             .collect(),
         totals: all.figures(),
-        pages: pages.pages,
+        pages: pages.pages.into(),
         complete,
         incomplete_reason: pages.stopped,
     })

@@ -13,6 +13,10 @@
 //! the switch fails closed.
 
 use crate::config::{Environment, ProfileNameError, validate_profile_name};
+use crate::outputs::{
+    ServerStatusOutputTradingPolicyHalted as HaltStatus,
+    ServerStatusOutputTradingPolicyHaltedScope as HaltStatusScope,
+};
 use crate::platform;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -195,13 +199,16 @@ impl Halt {
     }
 
     /// The `halted` object of `server_status`.
-    pub fn describe(&self) -> serde_json::Value {
-        serde_json::json!({
-            "by": self.by,
-            "at": self.at.to_string(),
-            "reason": self.reason,
-            "scope": self.scope.as_str(),
-        })
+    pub fn describe(&self) -> HaltStatus {
+        HaltStatus {
+            by: self.by.clone(),
+            at: self.at.to_string(),
+            reason: self.reason.clone(),
+            scope: match self.scope {
+                HaltScope::All => HaltStatusScope::All,
+                HaltScope::Profile { .. } => HaltStatusScope::Profile,
+            },
+        }
     }
 }
 
@@ -562,11 +569,13 @@ mod tests {
         assert_eq!(all.reason, None);
         assert!(all.to_string().contains("`etrade resume --all`"));
         assert_eq!(
-            halt.describe(),
-            serde_json::json!({"by": "ann", "at": "2026-03-02T15:04:05Z",
+            serde_json::to_value(halt.describe()).map_err(|e| e.to_string()),
+            Ok(
+                serde_json::json!({"by": "ann", "at": "2026-03-02T15:04:05Z",
                 "reason": "placed 200 orders", "scope": "profile"})
+            )
         );
-        assert_eq!(all.describe()["scope"], "all");
+        assert_eq!(all.describe().scope.as_str(), "all");
     }
 
     #[test]

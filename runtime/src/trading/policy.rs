@@ -9,9 +9,13 @@ pub use crate::config::trading::TradingConfig;
 use crate::config::trading::{DEFAULT_PREVIEW_TTL_SECONDS, PREVIEW_TTL_RANGE};
 use std::fmt;
 
+use crate::outputs::{
+    ServerStatusOutputTradingPolicy as TradingPolicyStatus,
+    ServerStatusOutputTradingPolicyApproval as ApprovalStatus,
+    ServerStatusOutputTradingPolicyApprovalChannel as ApprovalChannelStatus,
+};
 use jiff::{SignedDuration, Timestamp};
 use rust_decimal::Decimal;
-use serde_json::json;
 
 use super::types::{DailyUsage, OrderSummary, PolicyRefusal};
 use crate::calendar::{self, SessionPhase};
@@ -90,22 +94,30 @@ impl TradingPolicy {
         self.session_guard
     }
 
-    /// Every effective setting, for server_status. Decimals are strings so no precision
-    /// is lost; null means no limit (for `allowed_accounts`: any account).
-    pub fn describe(&self) -> serde_json::Value {
-        let decimal = |d: Option<Decimal>| d.map(|d| d.to_string());
-        json!({
-            "allowed_accounts": self.allowed_accounts,
-            "max_order_quantity": decimal(self.max_order_quantity),
-            "max_order_notional": decimal(self.max_order_notional),
-            "max_daily_notional": decimal(self.max_daily_notional),
-            "max_daily_orders": self.max_daily_orders,
-            "session_guard": self.session_guard,
-            "preview_ttl_seconds": self.preview_ttl_seconds,
-            "approval": self.approval.as_str(),
-            "approval_channel": self.approval_channel.as_str(),
-            "approval_page": self.approval_page,
-        })
+    /// Every effective setting, for server_status; null means no limit (for
+    /// `allowed_accounts`: any account). `halted` is left for the caller, who reads the
+    /// halt switch at each call.
+    pub fn describe(&self) -> TradingPolicyStatus {
+        TradingPolicyStatus {
+            allowed_accounts: self.allowed_accounts.clone(),
+            max_order_quantity: self.max_order_quantity,
+            max_order_notional: self.max_order_notional,
+            max_daily_notional: self.max_daily_notional,
+            max_daily_orders: self.max_daily_orders.map(i64::from),
+            session_guard: self.session_guard,
+            // At most 3600 (PREVIEW_TTL_RANGE).
+            preview_ttl_seconds: i64::try_from(self.preview_ttl_seconds).unwrap_or(i64::MAX),
+            approval: match self.approval {
+                ApprovalMode::None => ApprovalStatus::None,
+                ApprovalMode::Required => ApprovalStatus::Required,
+            },
+            approval_channel: match self.approval_channel {
+                ChannelPolicy::Any => ApprovalChannelStatus::Any,
+                ChannelPolicy::OutOfBand => ApprovalChannelStatus::OutOfBand,
+            },
+            approval_page: self.approval_page,
+            halted: None,
+        }
     }
 
     /// Rule `allowed_accounts`.
@@ -262,6 +274,7 @@ mod tests {
     use super::*;
     use crate::config::ConfigFile;
     use crate::trading::types::LegSummary;
+    use serde_json::json;
 
     fn dec(s: &str) -> Decimal {
         s.parse().expect("valid decimal")
@@ -332,8 +345,8 @@ mod tests {
         assert!(p.session_guard());
         assert!(p.approval_required());
         assert_eq!(
-            p.describe(),
-            json!({
+            serde_json::to_value(p.describe()).map_err(|e| e.to_string()),
+            Ok(json!({
                 "allowed_accounts": null,
                 "max_order_quantity": null,
                 "max_order_notional": null,
@@ -344,7 +357,8 @@ mod tests {
                 "approval": "required",
                 "approval_channel": "any",
                 "approval_page": false,
-            })
+                "halted": null,
+            }))
         );
         // An empty table is the same as none.
         assert_eq!(
@@ -394,8 +408,8 @@ mod tests {
             approval_page: Some(true),
         });
         assert_eq!(
-            p.describe(),
-            json!({
+            serde_json::to_value(p.describe()).map_err(|e| e.to_string()),
+            Ok(json!({
                 "allowed_accounts": ["abc"],
                 "max_order_quantity": "100",
                 "max_order_notional": "25000.00",
@@ -406,7 +420,8 @@ mod tests {
                 "approval": "required",
                 "approval_channel": "out_of_band",
                 "approval_page": true,
-            })
+                "halted": null,
+            }))
         );
     }
 
