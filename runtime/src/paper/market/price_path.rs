@@ -33,7 +33,6 @@ pub(super) struct Profile {
     pub(super) symbol: String,
     pub(super) name: String,
     pub(super) exchange: &'static str,
-    pub(super) kind: &'static str,
     /// Seeded key of the path, sizes and volumes.
     pub(super) key: u64,
     pub(super) base: f64,
@@ -104,7 +103,6 @@ impl SimulatedMarket {
             // The name is real, the prices are not: every quote says so.
             name: format!("{} (SIMULATED)", listing.name),
             exchange: listing.exchange,
-            kind: listing.kind,
             key,
             base,
             vol: 0.5 + 0.5 * vol_level,

@@ -124,6 +124,7 @@ impl Universe {
         self.listed.iter()
     }
 
+    #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.listed.len()
     }
