@@ -850,7 +850,7 @@ pub struct TransactionDetailsCategory {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Quote {
-    /// etrade: E*TRADE's market data (quoteStatus says real-time or delayed); etrade_sandbox: E*TRADE sandbox quotes served to the paper broker; simulated: the paper broker's deterministic simulator.
+    /// etrade: E*TRADE's market data (quoteStatus says real-time or delayed); etrade_sandbox: E*TRADE sandbox quotes served to the paper broker; simulated: the paper broker's deterministic simulator (real US symbols, simulated prices).
     #[serde(default = "quote_source", deserialize_with = "read::string")]
     pub source: String,
     /// Display time, e.g. "15:59:59 EST 11-14-2023".

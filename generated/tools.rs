@@ -4079,7 +4079,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "Get quotes",
         group: "market",
         permission: "read",
-        description: "Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, e.g. IBM:2027:1:15:CALL:200.000000 (the end of an option chain's quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted. Delayed without a market-data agreement.",
+        description: "Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, e.g. IBM:2027:1:15:CALL:200.000000 (the end of an option chain's quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted (broker_rejection with E*TRADE's code and messages, 1019 for an invalid symbol). Delayed without a market-data agreement.",
         read_only: true,
         destructive: false,
         idempotent: true,

@@ -225,3 +225,72 @@ async fn paper_mutations_need_the_same_flags() {
         "alerts have no paper meaning: {out}"
     );
 }
+
+/// Paper lists real symbols only, so a rehearsal meets the mistakes E*TRADE would refuse: a
+/// typo is not quoted, not found by lookup and not tradable, while class shares and their
+/// options work under E*TRADE's spelling.
+#[tokio::test]
+async fn a_rehearsal_catches_a_symbol_typo() {
+    let p = Paper::start(&[]).await;
+    let key = p.ok("list_accounts", json!({})).await["accounts"][0]["accountIdKey"].clone();
+
+    // Beside a good symbol, the typo is named and the call succeeds.
+    let q = p
+        .ok("get_quotes", json!({"symbols": ["AAPL", "APPL"]}))
+        .await;
+    assert_eq!(q["quotes"].as_array().map(Vec::len), Some(1), "{q}");
+    assert_eq!(q["quotes"][0]["product"]["symbol"], "AAPL");
+    assert_eq!(q["unquotedSymbols"], json!(["APPL"]));
+    assert_eq!(q["messages"][0]["code"], "1019");
+
+    // Alone, nothing could be quoted: the call fails, as the tool's description says.
+    let (err, out) = p
+        .call("get_quotes", json!({"symbols": ["APPL", "XYZQ"]}))
+        .await;
+    assert!(err, "{out}");
+    assert_eq!(out["data"], Value::Null);
+    assert_eq!(out["error"]["code"], "broker_rejection", "{out}");
+    assert_eq!(out["error"]["broker_code"], "1019");
+    assert_eq!(
+        out["error"]["broker_message"],
+        "APPL is not a valid symbol. XYZQ is not a valid symbol."
+    );
+    assert_eq!(out["error"]["status_code"], Value::Null);
+
+    // Lookup finds the real company, never a ticker made of the search.
+    let l = p.ok("lookup_product", json!({"search": "apple"})).await;
+    let symbols: Vec<&str> = l["products"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|p| p["symbol"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(symbols, ["AAPL"], "{l}");
+
+    // The typo cannot be previewed; E*TRADE's invalid-symbol refusal.
+    let typo = json!({"order_type": "EQ", "symbol": "APPL", "order_action": "BUY", "quantity": "1", "price_type": "MARKET"});
+    let (err, out) = p
+        .call(
+            "preview_order",
+            json!({"account_id_key": key, "request": typo}),
+        )
+        .await;
+    assert!(err, "{out}");
+    assert_eq!(out["error"]["code"], "broker_rejection", "{out}");
+    assert_eq!(out["error"]["broker_code"], "1019");
+
+    // Class shares: quoted, previewed and optioned as BRK.B.
+    let q = p.ok("get_quotes", json!({"symbols": ["BRK.B"]})).await;
+    assert_eq!(q["quotes"][0]["product"]["symbol"], "BRK.B", "{q}");
+    let brk = json!({"order_type": "EQ", "symbol": "BRK.B", "order_action": "BUY", "quantity": "1", "price_type": "MARKET"});
+    p.ok(
+        "preview_order",
+        json!({"account_id_key": key, "request": brk}),
+    )
+    .await;
+    let chain = p.ok("get_option_chains", json!({"symbol": "BRK.B"})).await;
+    assert!(
+        chain["optionPairs"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "{chain}"
+    );
+}

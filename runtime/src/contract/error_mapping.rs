@@ -32,11 +32,16 @@
 //! saying the same words stays a `broker_rejection`, and a 500 saying "Unauthorized request"
 //! stays a server error.
 //!
+//! A 200 answer that gives nothing asked for and says why in its messages (a quote answer
+//! with no quote) is `broker_rejection` with the first message's code and every message's
+//! text, without a `status_code` ([`answer_refusal`]).
+//!
 //! Callers handle E*TRADE's "empty list" signals before mapping: 204 for empty accounts,
 //! orders, transactions and portfolios, and 404 code 53 for an empty alert inbox, are results,
 //! not failures.
 
 use crate::contract::errors::{ErrorCode, ToolError};
+use crate::etrade::answers::AnswerRefusal;
 use crate::etrade::broker_message::{self, KnownSecrets, RawBrokerCode};
 pub use crate::etrade::failure::{
     BrokerError, BrokerErrorBody, BrokerFailure, OauthProblem, Operation, TransportFailure,
@@ -194,6 +199,18 @@ fn outcome(failure: &BrokerFailure, op: Operation) -> Outcome {
         | BrokerFailure::ConcurrentChange => Outcome::Code(ErrorCode::CredentialCoordinationFailed),
         BrokerFailure::NotOffered { .. } => Outcome::Code(ErrorCode::ToolNotAvailable),
         BrokerFailure::Internal { .. } => Outcome::Code(ErrorCode::InternalError),
+    }
+}
+
+/// The error of a successful answer that refused the whole request
+/// ([`crate::etrade::answers::BrokerAnswer::refusal`]): `broker_rejection` with the
+/// broker's code and text, and no status code (the HTTP answer itself was a 200).
+pub fn answer_refusal(refusal: &AnswerRefusal) -> ToolError {
+    let secrets = KnownSecrets::default();
+    ToolError {
+        broker_code: broker_message::broker_code(refusal.code.as_deref().map(RawBrokerCode::Text)),
+        broker_message: broker_message::sanitize(refusal.message.as_deref(), &secrets),
+        ..ToolError::new(ErrorCode::BrokerRejection)
     }
 }
 

@@ -28,6 +28,21 @@ pub trait BrokerAnswer: Serialize + Sized {
     fn from_refusal(_error: &BrokerError) -> Option<Self> {
         None
     }
+
+    /// A successful answer that nonetheless refuses the whole request: E*TRADE says why
+    /// only in the answer's messages (a quote answer where no symbol could be quoted).
+    fn refusal(&self) -> Option<AnswerRefusal> {
+        None
+    }
+}
+
+/// The broker's reason, from a 200 answer, for giving nothing that was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerRefusal {
+    /// The first message's code, as the broker sent it.
+    pub code: Option<String>,
+    /// Every message's text, in order.
+    pub message: Option<String>,
 }
 
 impl BrokerAnswer for AccountList {
@@ -76,6 +91,23 @@ impl BrokerAnswer for QuoteList {
             .and_then(Param::as_list)
             .unwrap_or_default();
         Ok(QuoteList::from_wire(body)?.with_requested(requested))
+    }
+
+    /// No quote and a reason for each symbol: the call fails (as the tool says), carrying
+    /// E*TRADE's code and messages.
+    fn refusal(&self) -> Option<AnswerRefusal> {
+        if !self.quotes.is_empty() || self.messages.is_empty() {
+            return None;
+        }
+        let texts: Vec<&str> = self
+            .messages
+            .iter()
+            .filter_map(|m| m.description.as_deref())
+            .collect();
+        Some(AnswerRefusal {
+            code: self.messages.iter().find_map(|m| m.code.clone()),
+            message: (!texts.is_empty()).then(|| texts.join(" ")),
+        })
     }
 }
 
@@ -153,5 +185,33 @@ mod tests {
         for e in [no_code, refusal(404, 10033), refusal(400, 53), transport] {
             assert!(AlertList::from_refusal(&e).is_none(), "{e:?}");
         }
+    }
+
+    /// A quote answer refuses the request only when it quotes nothing and says why.
+    #[test]
+    fn a_quote_answer_with_only_messages_is_a_refusal() {
+        let read = |wire: serde_json::Value| {
+            QuoteList::from_wire(Some(wire)).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let only_messages = read(
+            serde_json::json!({"QuoteResponse": {"Messages": {"Message": [
+            {"description": "APPL is not a valid symbol.", "code": 1019, "type": "WARNING"},
+            {"description": "XYZQ is not a valid symbol.", "code": 1019, "type": "WARNING"}]}}}),
+        );
+        assert_eq!(
+            only_messages.refusal(),
+            Some(AnswerRefusal {
+                code: Some("1019".into()),
+                message: Some("APPL is not a valid symbol. XYZQ is not a valid symbol.".into()),
+            })
+        );
+        let some_quoted = read(serde_json::json!({"QuoteResponse": {
+            "QuoteData": [{"Product": {"symbol": "AAPL", "securityType": "EQ"}}],
+            "Messages": {"Message": {"description": "APPL is not a valid symbol.", "code": 1019}}}}));
+        assert_eq!(some_quoted.refusal(), None);
+        assert_eq!(
+            read(serde_json::json!({"QuoteResponse": {"QuoteData": []}})).refusal(),
+            None
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! read by its model and serialized as the tool's `data`.
 
 use crate::broker::Broker;
+use crate::contract::error_mapping::answer_refusal;
 use crate::contract::errors::{ErrorCode, ToolError};
 use crate::etrade::EtradeRequest;
 use crate::etrade::answers::BrokerAnswer;
@@ -13,5 +14,8 @@ pub async fn read<A: BrokerAnswer>(broker: &dyn Broker, request: &EtradeRequest)
             .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))?,
         Err(e) => A::from_refusal(&e).ok_or(e)?,
     };
+    if let Some(refusal) = answer.refusal() {
+        return Err(answer_refusal(&refusal));
+    }
     serde_json::to_value(&answer).map_err(|_| ToolError::internal())
 }

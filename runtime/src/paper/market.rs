@@ -1,7 +1,10 @@
 //! The paper broker's deterministic market: every price is a pure function of
 //! (seed, symbol, instant), evaluated in O(1) — no state, no iteration from an epoch.
 //!
-//! * Equities: any 1–5 letter ticker not starting with `ZZ` is listed. Its price is
+//! * Equities: the symbols of a fixed universe of real US-listed stocks and ETFs
+//!   (`runtime/data/paper-universe.tsv`: the S&P 500, the Nasdaq-100, the largest ETFs) are
+//!   listed, with their real names and reference price levels; any other symbol is
+//!   E*TRADE's invalid symbol. A symbol's price is
 //!   `base × exp(vol × (Σ seeded sinusoids from months down to minutes + interpolated
 //!   per-minute hash noise))`, a daily move of about 1–2%. The price only moves during the
 //!   sessions of [`calendar`](crate::calendar) (pre-market, regular,
@@ -22,7 +25,7 @@
 //! Results are bit-for-bit reproducible for a given build; across platforms whose libm
 //! differs in the last ulp, a price could in principle differ by a cent at a rounding edge.
 //!
-//! The parts, one job each: `symbols` (which tickers are listed), `seeded` (the hashing
+//! The parts, one job each: `symbols` (the universe: which symbols are listed), `seeded` (the hashing
 //! every draw comes from), `price_path` (a symbol's profile and price path), `sessions`
 //! (which instant's price is shown, and the volume curve), `equity` (an equity's touch and
 //! day figures), `listing` (expiries and strikes), `option_value` (a listed contract valued

@@ -330,10 +330,14 @@ pub fn bad_symbol(symbol: &str) -> Value {
         "code": 1019, "type": "WARNING"})
 }
 
-/// The answer: the quotes, and a `Messages` container only when a symbol had none.
+/// The answer: the quotes, and a `Messages` container only when a symbol had none. With no
+/// quote at all E*TRADE sends the messages alone (its own sample client reads `Messages`
+/// when `QuoteData` is missing), so an empty `QuoteData` is left out.
 pub fn quote_response(data: Vec<Value>, messages: Vec<Value>) -> Value {
     let mut body = Map::new();
-    body.insert("QuoteData".into(), Value::Array(data));
+    if !data.is_empty() || messages.is_empty() {
+        body.insert("QuoteData".into(), Value::Array(data));
+    }
     if !messages.is_empty() {
         body.insert("Messages".into(), json!({ "Message": messages }));
     }

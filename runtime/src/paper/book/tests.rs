@@ -562,7 +562,7 @@ fn refusals() {
     );
     let unknown = book.preview(
         &margin,
-        &preview_body(&eq("ZZZZ", "BUY", 1, "MARKET", None)),
+        &preview_body(&eq("APPL", "BUY", 1, "MARKET", None)),
         None,
     );
     assert_eq!(code_of(unknown.err().unwrap_or(PaperError::Empty)), 1019);
@@ -834,8 +834,8 @@ struct Wave;
 impl MarketData for Wave {
     fn equity(&self, symbol: &str, at: Timestamp) -> Option<Touch> {
         let base = match symbol {
-            "AAA" => 50,
-            "BBB" => 120,
+            "KO" => 50,
+            "JNJ" => 120,
             _ => return None,
         };
         let minute = at.as_second().div_euclid(60);
@@ -982,7 +982,7 @@ proptest! {
         for op in ops {
             match op {
                 Op::Order { account, symbol, sell, qty, limit_offset } => {
-                    let sym = ["AAA", "BBB"][symbol];
+                    let sym = ["KO", "JNJ"][symbol];
                     let now = book.now();
                     let bid = Wave.equity(sym, now).map(|t| t.bid).unwrap_or_default();
                     let limit = limit_offset.map(|o| (bid + Decimal::new(o, 2)).max(Decimal::ONE).to_string());

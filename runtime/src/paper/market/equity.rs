@@ -112,6 +112,7 @@ impl SimulatedMarket {
 #[cfg(test)]
 mod tests {
     use super::super::SimulatedMarket;
+    use super::super::test_support::listed_symbols;
     use crate::paper::touch::MarketData;
     use jiff::Timestamp;
     use proptest::prelude::*;
@@ -120,7 +121,7 @@ mod tests {
     proptest! {
         #[test]
         fn equity_touch_is_well_formed(
-            sym in "[A-Y][A-Z]{0,4}",
+            sym in proptest::sample::select(listed_symbols()),
             second in 946_684_800i64..4_102_444_800,
             seed in any::<u64>(),
         ) {

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use jiff::civil::Date;
 use rust_decimal::Decimal;
 
-use super::symbols::normalize;
+use super::symbols::listed;
 use crate::paper::touch::{CallPut, OptionContract};
 
 pub(super) fn parse_option_symbol(s: &str) -> Option<OptionContract> {
@@ -14,7 +14,7 @@ pub(super) fn parse_option_symbol(s: &str) -> Option<OptionContract> {
     let [root, year, month, day, cp, strike] = p.as_slice() else {
         return None;
     };
-    let underlying = normalize(root)?;
+    let underlying = listed(root)?.symbol.clone();
     let expiration = Date::new(year.parse().ok()?, month.parse().ok()?, day.parse().ok()?).ok()?;
     let call_put = match cp.to_ascii_uppercase().as_str() {
         "CALL" | "C" => CallPut::Call,

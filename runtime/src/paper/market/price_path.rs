@@ -8,11 +8,11 @@ use jiff::civil::Date;
 
 use super::SimulatedMarket;
 use super::seeded::{
-    T_BASE, T_BETA, T_DAY_VOLUME, T_EXCHANGE, T_NOISE, T_OPT_WIDTH, T_PE, T_PERIOD, T_PHASE,
-    T_SHARES, T_SPREAD, T_VOL, T_VOLUME, day_key, hash, str_key, unit,
+    T_BASE, T_BETA, T_DAY_VOLUME, T_NOISE, T_OPT_WIDTH, T_PE, T_PERIOD, T_PHASE, T_SHARES,
+    T_SPREAD, T_VOL, T_VOLUME, day_key, hash, str_key, unit,
 };
 use super::sessions::{DAY_SECS, secs};
-use super::symbols::{KNOWN, normalize};
+use super::symbols::listed;
 
 /// (period in days, amplitude of the log price) of the path's sinusoids. At a volatility
 /// multiplier of 1 the one-day change has a standard deviation of about 2%.
@@ -33,7 +33,6 @@ pub(super) struct Profile {
     pub(super) symbol: String,
     pub(super) name: String,
     pub(super) exchange: &'static str,
-    pub(super) kind: &'static str,
     /// Seeded key of the path, sizes and volumes.
     pub(super) key: u64,
     pub(super) base: f64,
@@ -80,12 +79,12 @@ impl Profile {
 
 impl SimulatedMarket {
     pub(super) fn profile(&self, symbol: &str) -> Option<Profile> {
-        let symbol = normalize(symbol)?;
+        let listing = listed(symbol)?;
+        let symbol = listing.symbol.clone();
         let sk = str_key(&symbol);
         // Levels belong to the symbol; the path's shape to the seed.
         let level = |tag: u64| unit(hash(&[sk, tag]));
         let key = hash(&[self.seed, sk]);
-        let known = KNOWN.iter().find(|k| k.symbol == symbol);
         let vol_level = level(T_VOL);
         let mut waves = [(1.0, 0.0, 0.0); WAVES.len()];
         for (i, (w, (days, amp))) in waves.iter_mut().zip(WAVES).enumerate() {
@@ -97,19 +96,13 @@ impl SimulatedMarket {
                 TAU * unit(hash(&[key, T_PHASE, i])),
             );
         }
-        let base = known.map_or_else(|| 10.0 * 50f64.powf(level(T_BASE)), |k| k.base);
-        let exchange = match known {
-            Some(k) => k.exchange,
-            None if level(T_EXCHANGE) < 0.5 => "NYSE",
-            None => "NSDQ",
-        };
+        let base = listing
+            .base
+            .unwrap_or_else(|| 10.0 * 50f64.powf(level(T_BASE)));
         Some(Profile {
-            name: known.map_or_else(
-                || format!("{symbol} SIMULATED CORP COM"),
-                |k| format!("{} (SIMULATED)", k.name),
-            ),
-            exchange,
-            kind: known.map_or("EQUITY", |k| k.kind),
+            // The name is real, the prices are not: every quote says so.
+            name: format!("{} (SIMULATED)", listing.name),
+            exchange: listing.exchange,
             key,
             base,
             vol: 0.5 + 0.5 * vol_level,
@@ -117,10 +110,9 @@ impl SimulatedMarket {
             spread_frac: 0.000_05 + 0.000_25 * level(T_SPREAD),
             opt_width: 0.01 + 0.02 * level(T_OPT_WIDTH),
             waves,
-            daily_volume: known.map_or_else(
-                || 10f64.powf(5.5 + 2.0 * level(T_VOLUME)),
-                |k| k.daily_volume,
-            ),
+            daily_volume: listing
+                .daily_volume
+                .unwrap_or_else(|| 10f64.powf(5.5 + 2.0 * level(T_VOLUME))),
             shares: 10f64.powf(7.7 + 2.0 * level(T_SHARES)) as u64,
             eps: base / (12.0 + 28.0 * level(T_PE)),
             beta: 0.6 + level(T_BETA),
@@ -142,7 +134,7 @@ mod tests {
     #[test]
     fn deterministic_and_seeded() {
         let at = ts(TUE_11);
-        for sym in ["AAPL", "MSFT", "SPY", "IBM", "QQQ", "F", "ABCDE"] {
+        for sym in ["AAPL", "MSFT", "SPY", "IBM", "QQQ", "F", "BRK.B", "ZTS"] {
             let a = m().equity(sym, at).expect("known");
             assert_eq!(Some(a.clone()), SimulatedMarket::new(42).equity(sym, at));
             assert_eq!(

@@ -26,8 +26,9 @@ fn parse_flag(flag: Option<&str>) -> DetailFlag {
 impl SimulatedMarket {
     /// `GET /v1/market/quote/{symbols}` → `{"QuoteResponse": {"QuoteData": [...],
     /// "Messages": {"Message": [...]}}}`. Symbols may be equities or option symbols
-    /// (`IBM:2026:6:18:CALL:220`); unknown ones become 1019 WARNING messages (the container
-    /// only when there is one), so all-unknown still has this shape with no QuoteData.
+    /// (`IBM:2026:6:18:CALL:220`) of listed symbols; any other becomes a 1019 WARNING message
+    /// (the container only when there is one), and with no quote at all the messages come
+    /// alone, as E*TRADE sends them.
     pub fn quote_response(
         &self,
         symbols: &[String],
@@ -309,11 +310,30 @@ mod tests {
         let c = contract("IBM", date(2026, 6, 18), CallPut::Put, "220");
         assert_eq!(o.bid, mk.option(&c, at).map(|t| t.bid));
         // All unknown: the same shape, no quotes.
-        let none = mk.quote_response(&["ZZZ".into(), "ZZA".into()], None, at);
-        assert_eq!(none["QuoteResponse"]["QuoteData"], json!([]));
+        let none = mk.quote_response(&["ZZZ".into(), "APPL".into()], None, at);
+        assert!(none["QuoteResponse"].get("QuoteData").is_none(), "{none}");
+        assert_eq!(
+            none["QuoteResponse"]["Messages"]["Message"][1],
+            json!({"description": "APPL is not a valid symbol.", "code": 1019, "type": "WARNING"})
+        );
         let list = QuoteList::from_wire(Some(none)).expect("empty");
         assert!(list.quotes.is_empty());
         assert_eq!(list.messages.len(), 2);
+        // Class shares and their options are quoted under E*TRADE's spelling.
+        let brk = QuoteList::from_wire(Some(mk.quote_response(
+            &["brk.b".into(), "BRK.B:2026:6:18:CALL:480".into()],
+            None,
+            at,
+        )))
+        .expect("class shares");
+        assert_eq!(brk.quotes.len(), 2, "{:?}", brk.messages);
+        assert_eq!(
+            brk.quotes[0]
+                .product
+                .as_ref()
+                .and_then(|p| p.symbol.as_deref()),
+            Some("BRK.B")
+        );
         // No Messages container when every symbol is good; after hours ahFlag is true.
         let good = mk.quote_response(&["AAPL,SPY".into()], None, ts("2026-03-10T21:00:00Z"));
         assert!(good["QuoteResponse"].get("Messages").is_none());

@@ -23,7 +23,6 @@ pub(super) const T_BETA: u64 = 14;
 pub(super) const T_OPT_WIDTH: u64 = 15;
 pub(super) const T_OPT_VOLUME: u64 = 16;
 pub(super) const T_OPT_OI: u64 = 17;
-pub(super) const T_EXCHANGE: u64 = 18;
 
 /// SplitMix64's finalizer.
 fn mix(mut z: u64) -> u64 {

@@ -13,6 +13,13 @@ pub(super) fn ts(s: &str) -> Timestamp {
     s.parse().expect("valid timestamp")
 }
 
+/// Every symbol the market lists (for properties that must hold for each).
+pub(super) fn listed_symbols() -> Vec<String> {
+    super::symbols::universe()
+        .map(|u| u.iter().map(|l| l.symbol.clone()).collect())
+        .unwrap_or_default()
+}
+
 pub(super) fn m() -> SimulatedMarket {
     SimulatedMarket::new(42)
 }
