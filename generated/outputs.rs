@@ -658,7 +658,7 @@ pub struct ServerStatusOutput {
     /// MCP capabilities advertised by the server.
     pub capabilities: Vec<String>,
     pub credentials: CredentialEstimate,
-    /// Where quotes and fills come from: E*TRADE's own market data, or the paper broker's deterministic simulator (with its simulated clock).
+    /// Where quotes and fills come from: E*TRADE's own market data, or the paper broker's deterministic simulator (with its simulated clock), which lists real US symbols only: the S&P 500, the Nasdaq-100 and the largest ETFs, any other symbol being invalid as at E*TRADE.
     pub market_data: ServerStatusOutputMarketData,
     /// The profile's effective trading policy ([profiles.NAME.trading] in config.toml); null where there is no order entry.
     pub trading_policy: Option<ServerStatusOutputTradingPolicy>,
@@ -686,7 +686,7 @@ impl ServerStatusOutputEnvironment {
     }
 }
 
-/// Where quotes and fills come from: E*TRADE's own market data, or the paper broker's deterministic simulator (with its simulated clock).
+/// Where quotes and fills come from: E*TRADE's own market data, or the paper broker's deterministic simulator (with its simulated clock), which lists real US symbols only: the S&P 500, the Nasdaq-100 and the largest ETFs, any other symbol being invalid as at E*TRADE.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputMarketData {
     pub source: ServerStatusOutputMarketDataSource,
