@@ -23,8 +23,9 @@ use super::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};
 pub enum OrderScope {
     /// Every order E*TRADE's grammar allows (the fake server).
     Etrade,
-    /// The paper account: equities and options by whole quantity, market, limit and stop
-    /// orders (net prices for spreads), no GOOD_TILL_DATE, and IMMEDIATE_OR_CANCEL or
+    /// The paper account: equities and options by whole quantity, market, limit, stop and
+    /// trailing stop orders, on-open and on-close orders (net prices for spreads), no
+    /// GOOD_TILL_DATE, and IMMEDIATE_OR_CANCEL or
     /// FILL_OR_KILL only with a limit price. A request keeps only the prices its price type
     /// uses (NET_EVEN's is 0), so a place compares equal to its preview by what it orders.
     PaperAccount,
@@ -79,6 +80,13 @@ impl OrderRequest {
         self.market_session == MarketSession::Extended
     }
 
+    /// The price the order names, if any: its limit, else a stop's trigger. A trailing
+    /// stop's `stopPrice` is a trail, never a price.
+    pub fn named_price(&self) -> Option<Decimal> {
+        self.limit_price
+            .or(self.stop_price.filter(|_| self.price_type.stop_is_a_price()))
+    }
+
     /// A change may alter prices, terms and quantities but not the order type nor any leg's
     /// instrument or action.
     pub fn keeps_shape_of(&self, old: &OrderRequest) -> bool {
@@ -109,21 +117,23 @@ pub fn json_body(bytes: &[u8]) -> Result<Value, RequestError> {
 fn paper_supports(price_type: PriceType, spread: bool) -> bool {
     match price_type {
         PriceType::Market => true,
-        PriceType::Limit | PriceType::Stop | PriceType::StopLimit => !spread,
+        PriceType::Limit
+        | PriceType::Stop
+        | PriceType::StopLimit
+        | PriceType::TrailingStopConstant
+        | PriceType::TrailingStopPercent
+        | PriceType::MarketOnOpen
+        | PriceType::MarketOnClose
+        | PriceType::LimitOnOpen
+        | PriceType::LimitOnClose => !spread,
         PriceType::NetDebit | PriceType::NetCredit | PriceType::NetEven => spread,
         PriceType::TrailingStopConstantByLowerTrigger
         | PriceType::UpperTriggerByTrailingStopConstant
         | PriceType::TrailingStopPercentByLowerTrigger
         | PriceType::UpperTriggerByTrailingStopPercent
-        | PriceType::TrailingStopConstant
-        | PriceType::TrailingStopPercent
         | PriceType::HiddenStop
         | PriceType::HiddenStopByLowerTrigger
-        | PriceType::UpperTriggerByHiddenStop
-        | PriceType::MarketOnOpen
-        | PriceType::MarketOnClose
-        | PriceType::LimitOnOpen
-        | PriceType::LimitOnClose => false,
+        | PriceType::UpperTriggerByHiddenStop => false,
     }
 }
 
@@ -173,6 +183,18 @@ pub fn parse(
     }
     if market_session == MarketSession::Extended && price_type != PriceType::Limit {
         return Err(RequestError::ExtendedHoursLimitOnly);
+    }
+    if price_type.auction().is_some() && order_term != OrderTerm::GoodForDay {
+        return Err(RequestError::invalid(format!(
+            "{p} orders must be GOOD_FOR_DAY"
+        )));
+    }
+    if price_type == PriceType::TrailingStopPercent
+        && stop_price.is_some_and(|pct| pct >= Decimal::ONE_HUNDRED)
+    {
+        return Err(RequestError::invalid(
+            "the trailing percent in stopPrice must be less than 100",
+        ));
     }
     if scope == OrderScope::PaperAccount
         && order_term.decided_when_placed()

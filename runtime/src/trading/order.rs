@@ -19,6 +19,8 @@ pub struct OrderTicket {
     /// REGULAR when the request gave none.
     pub market_session: MarketSession,
     pub limit_price: Option<Decimal>,
+    /// E*TRADE's `stopPrice`: the stop price, or for a trailing stop the trail (dollars
+    /// for TRAILING_STOP_CNST, percent for TRAILING_STOP_PRCT), as E*TRADE carries it.
     pub stop_price: Option<Decimal>,
     pub all_or_none: bool,
     pub client_order_id: Option<String>,
@@ -61,9 +63,14 @@ impl OrderTicket {
     }
 
     /// price × quantity × multiplier of the first leg (for spreads the net price is per
-    /// unit of the first leg). None without a price (MARKET, NET_EVEN).
+    /// unit of the first leg). None without a price (MARKET, NET_EVEN, MARKET_ON_OPEN,
+    /// MARKET_ON_CLOSE, and the trailing stops, whose `stopPrice` is a trail, not a price):
+    /// those are judged on E*TRADE's preview estimate.
     pub fn priced_notional(&self) -> Option<Decimal> {
-        let price = self.limit_price.or(self.stop_price)?;
+        let stop = self
+            .stop_price
+            .filter(|_| self.price_type.stop_is_a_price());
+        let price = self.limit_price.or(stop)?;
         let leg = self.legs.first()?;
         price
             .checked_mul(leg.quantity)?

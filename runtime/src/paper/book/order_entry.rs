@@ -107,7 +107,7 @@ pub(super) fn preview_op(
     let a = wire_json::account(s, account_key)?.clone();
     let req = order_request::parse(body, OrderRoot::Preview, OrderScope::PaperAccount)?.request;
     entry_rules::check_preview(s, account_key, change_of, &req)?;
-    let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
+    let (est, touches) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     let bp = engine::buying_power(s, ctx, account_key, change_of, now);
     let reserve = engine::reserved(s, account_key, change_of);
     let stale: Vec<i64> = s
@@ -199,9 +199,19 @@ pub(super) fn place_op(
         old.push_event("ORDER_CANCELLED", now);
         s.put_order(old);
     }
-    let expires_at = (req.order_term == OrderTerm::GoodForDay)
-        .then(|| engine::day_end(now, req.extended()))
-        .flatten();
+    let expires_at = match req.price_type.auction() {
+        Some(auction) => engine::auction_at(auction, now),
+        None => (req.order_term == OrderTerm::GoodForDay)
+            .then(|| engine::day_end(now, req.extended()))
+            .flatten(),
+    };
+    // A trailing stop trails from the last trade at placement.
+    let trail_mark = req
+        .price_type
+        .trail()
+        .and(touches.first())
+        .map(|t| t.last)
+        .filter(|last| *last > Decimal::ZERO);
     let mut order = OrderRec {
         order_id,
         account_key: account_key.to_string(),
@@ -226,6 +236,7 @@ pub(super) fn place_op(
         cancel_at: None,
         expires_at,
         stop_triggered_at: None,
+        trail_mark,
         replaces: change_of,
         replaced_by: None,
         est_value: est.value,
