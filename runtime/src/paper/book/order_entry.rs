@@ -107,7 +107,7 @@ pub(super) fn preview_op(
     let a = wire_json::account(s, account_key)?.clone();
     let req = order_request::parse(body, OrderRoot::Preview, OrderScope::PaperAccount)?.request;
     entry_rules::check_preview(s, account_key, change_of, &req)?;
-    let (est, touches) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
+    let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     let bp = engine::buying_power(s, ctx, account_key, change_of, now);
     let reserve = engine::reserved(s, account_key, change_of);
     let stale: Vec<i64> = s
@@ -184,7 +184,7 @@ pub(super) fn place_op(
     let Some(preview) = s.previews.get(&preview_id).cloned() else {
         return Err(EntryRefusal::PreviewTimedOut.into());
     };
-    let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
+    let (est, touches) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     s.put_preview(PreviewRec {
         used: true,
         ..preview.clone()
