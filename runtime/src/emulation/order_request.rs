@@ -83,8 +83,9 @@ impl OrderRequest {
     /// The price the order names, if any: its limit, else a stop's trigger. A trailing
     /// stop's `stopPrice` is a trail, never a price.
     pub fn named_price(&self) -> Option<Decimal> {
-        self.limit_price
-            .or(self.stop_price.filter(|_| self.price_type.stop_is_a_price()))
+        self.limit_price.or(self
+            .stop_price
+            .filter(|_| self.price_type.stop_is_a_price()))
     }
 
     /// A change may alter prices, terms and quantities but not the order type nor any leg's
@@ -539,8 +540,11 @@ mod tests {
     #[test]
     fn the_paper_account_refuses_what_it_does_not_offer() {
         let (etrade, paper) = (OrderScope::Etrade, OrderScope::PaperAccount);
-        let trailing = with(limit_buy(), &["priceType"], json!("TRAILING_STOP_CNST"));
-        let trailing = with(trailing, &["stopPrice"], json!(2));
+        let trailing = with(
+            limit_buy(),
+            &["priceType"],
+            json!("TRAILING_STOP_CNST_BY_LOWER_TRIGGER"),
+        );
         let gtd = with(limit_buy(), &["orderTerm"], json!("GOOD_TILL_DATE"));
         let dollars = with(
             limit_buy(),
@@ -564,6 +568,62 @@ mod tests {
         assert!(parse(&fund, OrderRoot::Preview, etrade).is_ok());
         let refused = parse(&fund, OrderRoot::Preview, paper).err();
         assert_eq!(refused, Some(Unsupported::MutualFunds.into()));
+    }
+
+    #[test]
+    fn trailing_stops_carry_their_trail_in_stop_price() {
+        let order = with(limit_buy(), &["priceType"], json!("TRAILING_STOP_PRCT"));
+        let order = with(order, &["stopPrice"], json!(5));
+        let order = with(order, &["orderTerm"], json!("GOOD_UNTIL_CANCEL"));
+        for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+            let r = check(order.clone(), scope).expect("a trailing stop");
+            assert_eq!(r.stop_price, Some(Decimal::from(5)));
+            // The trail is not a price: the order names none but its limit (paper drops it).
+            let named = r.named_price();
+            assert!(named.is_none() || named == Some(Decimal::from(170)));
+        }
+        let paper = check(order.clone(), OrderScope::PaperAccount).expect("paper");
+        assert_eq!((paper.limit_price, paper.named_price()), (None, None));
+        let no_trail = with(order.clone(), &["stopPrice"], json!(null));
+        let whole = with(order.clone(), &["stopPrice"], json!(100));
+        for invalid in [no_trail, whole] {
+            for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+                assert_eq!(
+                    code(invalid.clone(), scope),
+                    codes::INVALID_ORDER_REQUEST,
+                    "{invalid}"
+                );
+            }
+        }
+        let dollars = with(order, &["priceType"], json!("TRAILING_STOP_CNST"));
+        let dollars = with(dollars, &["stopPrice"], json!(150));
+        assert!(check(dollars, OrderScope::PaperAccount).is_ok());
+    }
+
+    #[test]
+    fn on_open_and_on_close_orders_are_day_orders_and_limits_need_a_price() {
+        for p in [
+            "MARKET_ON_OPEN",
+            "MARKET_ON_CLOSE",
+            "LIMIT_ON_OPEN",
+            "LIMIT_ON_CLOSE",
+        ] {
+            let order = with(limit_buy(), &["priceType"], json!(p));
+            for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+                let r = check(order.clone(), scope).expect(p);
+                let kept = p.starts_with("LIMIT") || scope == OrderScope::Etrade;
+                assert_eq!(r.limit_price.is_some(), kept, "{p}");
+                let gtc = with(order.clone(), &["orderTerm"], json!("GOOD_UNTIL_CANCEL"));
+                assert_eq!(code(gtc, scope), codes::INVALID_ORDER_REQUEST, "{p}");
+            }
+            if p.starts_with("LIMIT") {
+                let unpriced = with(order, &["limitPrice"], json!(null));
+                assert_eq!(
+                    code(unpriced, OrderScope::Etrade),
+                    codes::INVALID_ORDER_REQUEST
+                );
+            }
+        }
     }
 
     #[test]

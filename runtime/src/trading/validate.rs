@@ -1026,7 +1026,9 @@ mod tests {
 
     fn auction(price_type: &'static str) -> OrderTicket {
         let mut t = flat(price_type, "GOOD_FOR_DAY", "REGULAR");
-        t.limit_price = price_type.starts_with("LIMIT").then_some(Decimal::from(170));
+        t.limit_price = price_type
+            .starts_with("LIMIT")
+            .then_some(Decimal::from(170));
         t
     }
 

@@ -13,13 +13,13 @@ use super::{PaperConfig, PaperError};
 use crate::calendar::{
     SessionPhase, next_regular_open, phase_at, regular_hours, time_zone, trading_day,
 };
-use crate::etrade::vocabulary::Auction;
 pub(crate) use crate::emulation::order_estimate::Estimate;
 use crate::emulation::order_estimate::{self, Commissions};
 use crate::emulation::{
     EntryRefusal, Instrument, OrderAction, OrderRequest, OrderStatus, OrderTerm, OrderType,
     PriceType, codes,
 };
+use crate::etrade::vocabulary::Auction;
 use crate::paper::touch::{MarketData, OptionContract, Touch};
 
 /// Resting orders are evaluated at this interval of simulated time.
@@ -337,11 +337,13 @@ fn run_auction(
         prices.push(price);
     }
     let fills = prices.iter().zip(&order.legs).all(|(p, l)| {
-        p.is_some_and(|px| match r.limit_price.filter(|_| !r.price_type.takes_the_market()) {
-            None => true,
-            Some(lim) if l.action.is_buy() => px <= lim,
-            Some(lim) => px >= lim,
-        })
+        p.is_some_and(
+            |px| match r.limit_price.filter(|_| !r.price_type.takes_the_market()) {
+                None => true,
+                Some(lim) if l.action.is_buy() => px <= lim,
+                Some(lim) => px >= lim,
+            },
+        )
     });
     if !fills {
         order.status = OrderStatus::Expired;
@@ -351,7 +353,15 @@ fn run_auction(
     }
     for (i, price) in prices.into_iter().enumerate() {
         let remaining = order.legs.get(i).map(LegRec::remaining).unwrap_or_default();
-        fill(state, ctx, &mut order, i, remaining, price.unwrap_or_default(), at);
+        fill(
+            state,
+            ctx,
+            &mut order,
+            i,
+            remaining,
+            price.unwrap_or_default(),
+            at,
+        );
     }
     order.status = OrderStatus::Executed;
     order.executed_at = Some(at);
