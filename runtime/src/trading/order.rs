@@ -107,3 +107,64 @@ impl OrderTicket {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticket(price_type: PriceType, limit: Option<i64>, stop: Option<i64>) -> OrderTicket {
+        OrderTicket {
+            order_type: OrderType::Equity,
+            price_type,
+            order_term: OrderTerm::GoodForDay,
+            market_session: MarketSession::Regular,
+            limit_price: limit.map(Decimal::from),
+            stop_price: stop.map(Decimal::from),
+            all_or_none: false,
+            client_order_id: None,
+            legs: vec![TicketLeg {
+                symbol: "AAPL".into(),
+                security_type: SecurityType::Equity,
+                order_action: OrderAction::Sell,
+                quantity: Decimal::from(100),
+                call_put: None,
+                expiration: None,
+                strike_price: None,
+            }],
+            flat: true,
+        }
+    }
+
+    /// A trail is not a price: a trailing stop, like a MARKET, MARKET_ON_OPEN or
+    /// MARKET_ON_CLOSE order, is judged on E*TRADE's preview estimate, never on
+    /// quantity × trail.
+    #[test]
+    fn only_named_prices_price_an_order() {
+        let n = |t: OrderTicket| t.priced_notional();
+        assert_eq!(
+            n(ticket(PriceType::TrailingStopConstant, None, Some(2))),
+            None
+        );
+        assert_eq!(
+            n(ticket(PriceType::TrailingStopPercent, None, Some(5))),
+            None
+        );
+        assert_eq!(n(ticket(PriceType::MarketOnClose, None, None)), None);
+        assert_eq!(n(ticket(PriceType::MarketOnOpen, None, None)), None);
+        assert_eq!(
+            n(ticket(PriceType::LimitOnClose, Some(170), None)),
+            Some(Decimal::from(17_000))
+        );
+        assert_eq!(
+            n(ticket(PriceType::Stop, None, Some(160))),
+            Some(Decimal::from(16_000))
+        );
+        let trailing = ticket(PriceType::TrailingStopConstant, None, Some(2));
+        assert_eq!(
+            trailing
+                .summary(Some(Decimal::from(-17_050)))
+                .estimated_notional,
+            Some(Decimal::from(17_050))
+        );
+    }
+}
