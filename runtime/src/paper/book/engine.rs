@@ -370,8 +370,8 @@ fn run_auction(
     Ok(())
 }
 
-/// A trailing stop at the last trade `last`: moves its mark with a better price, and
-/// reports whether `last` crossed the trigger (mark moved by the trail).
+/// A trailing stop at the price `last` (the last trade, else the mid): moves its mark with a
+/// better price, and reports whether `last` crossed the trigger (mark moved by the trail).
 fn trail_hit(order: &mut OrderRec, last: Decimal) -> bool {
     let Some(buy) = order.legs.first().map(|l| l.action.is_buy()) else {
         return false;
@@ -459,7 +459,8 @@ pub(crate) fn evaluate(
             return Ok(());
         };
         let before = order.trail_mark;
-        let hit = trail_hit(&mut order, x.last);
+        // The last trade, else the mid: an option may not have traded yet.
+        let hit = mark(x).is_some_and(|px| trail_hit(&mut order, px));
         if !hit {
             if order.trail_mark != before {
                 state.put_order(order);

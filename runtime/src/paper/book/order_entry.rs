@@ -205,13 +205,12 @@ pub(super) fn place_op(
             .then(|| engine::day_end(now, req.extended()))
             .flatten(),
     };
-    // A trailing stop trails from the last trade at placement.
+    // A trailing stop trails from the price at placement (the last trade, else the mid).
     let trail_mark = req
         .price_type
         .trail()
         .and(touches.first())
-        .map(|t| t.last)
-        .filter(|last| *last > Decimal::ZERO);
+        .and_then(engine::mark);
     let mut order = OrderRec {
         order_id,
         account_key: account_key.to_string(),
