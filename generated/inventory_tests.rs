@@ -1332,6 +1332,64 @@ fn preview_order_examples_behave_as_declared() {
             "preview_order", e
         );
     }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"SELL\",\"order_term\":\"GOOD_UNTIL_CANCEL\",\"order_type\":\"EQ\",\"price_type\":\"TRAILING_STOP_PRCT\",\"quantity\":\"10\",\"symbol\":\"AAPL\",\"trail_percent\":\"5\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"SELL\",\"order_term\":\"GOOD_UNTIL_CANCEL\",\"order_type\":\"EQ\",\"price_type\":\"TRAILING_STOP_PRCT\",\"quantity\":\"10\",\"symbol\":\"AAPL\",\"trail_percent\":\"5\"}}",
+            "preview_order", e
+        );
+    }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"170.00\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT_ON_CLOSE\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"170.00\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"LIMIT_ON_CLOSE\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+            "preview_order", e
+        );
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"SELL\",\"order_type\":\"EQ\",\"price_type\":\"TRAILING_STOP_CNST\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"SELL\",\"order_type\":\"EQ\",\"price_type\":\"TRAILING_STOP_CNST\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"SELL\",\"order_type\":\"EQ\",\"price_type\":\"TRAILING_STOP_CNST\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"170.00\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET_ON_OPEN\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"170.00\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET_ON_OPEN\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"170.00\",\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET_ON_OPEN\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}"
+            )
+        }
+    }
     match g::parse_preview_order(
         __args(
             "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"price_type\":\"MARKET\",\"quantity\":\"0\",\"symbol\":\"AAPL\"}}",

@@ -1522,15 +1522,21 @@ pub struct OrderRequest {
     /// Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. "10".
     #[serde(default)]
     pub quantity: ::core::option::Option<::runtime::__codegen::Decimal>,
-    /// EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT; spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.
+    /// EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST (trail_amount in dollars), TRAILING_STOP_PRCT (trail_percent); EQ only, GOOD_FOR_DAY: MARKET_ON_OPEN, LIMIT_ON_OPEN (the next opening auction), MARKET_ON_CLOSE, LIMIT_ON_CLOSE (today's close). Spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.
     pub price_type: ::runtime::__codegen::vocabulary::PriceType,
-    /// Limit price (LIMIT, STOP_LIMIT) or net price (NET_DEBIT, NET_CREDIT), e.g. "170.25".
+    /// Limit price (LIMIT, STOP_LIMIT, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) or net price (NET_DEBIT, NET_CREDIT), e.g. "170.25".
     #[serde(default)]
     pub limit_price: ::core::option::Option<::runtime::__codegen::Decimal>,
     /// Stop price (STOP, STOP_LIMIT).
     #[serde(default)]
     pub stop_price: ::core::option::Option<::runtime::__codegen::Decimal>,
-    /// Default GOOD_FOR_DAY. MARKET orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price.
+    /// TRAILING_STOP_CNST only: the trail in dollars, e.g. "2.50". A sell triggers (as a market order) when the price falls this far below its highest since placement; a buy when it rises this far above its lowest.
+    #[serde(default)]
+    pub trail_amount: ::core::option::Option<::runtime::__codegen::Decimal>,
+    /// TRAILING_STOP_PRCT only: the trail in percent of the best price since placement, e.g. "5" for 5%; less than 100, at most 2 decimals.
+    #[serde(default)]
+    pub trail_percent: ::core::option::Option<::runtime::__codegen::Decimal>,
+    /// Default GOOD_FOR_DAY. MARKET and the on-open/on-close orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price (LIMIT, NET_DEBIT, NET_CREDIT).
     #[serde(default)]
     pub order_term: ::core::option::Option<::runtime::__codegen::vocabulary::OrderTerm>,
     /// Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.
@@ -1666,6 +1672,30 @@ const _: () = {
     ::core::assert!(
         ::runtime::__codegen::vocabulary::PriceType::is_wire("STOP_LIMIT"),
         "spec/tools.yaml: `STOP_LIMIT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("TRAILING_STOP_CNST"),
+        "spec/tools.yaml: `TRAILING_STOP_CNST` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("TRAILING_STOP_PRCT"),
+        "spec/tools.yaml: `TRAILING_STOP_PRCT` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("MARKET_ON_OPEN"),
+        "spec/tools.yaml: `MARKET_ON_OPEN` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("MARKET_ON_CLOSE"),
+        "spec/tools.yaml: `MARKET_ON_CLOSE` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("LIMIT_ON_OPEN"),
+        "spec/tools.yaml: `LIMIT_ON_OPEN` is not an etrade::PriceType value"
+    );
+    ::core::assert!(
+        ::runtime::__codegen::vocabulary::PriceType::is_wire("LIMIT_ON_CLOSE"),
+        "spec/tools.yaml: `LIMIT_ON_CLOSE` is not an etrade::PriceType value"
     );
     ::core::assert!(
         ::runtime::__codegen::vocabulary::PriceType::is_wire("NET_DEBIT"),
@@ -3277,6 +3307,12 @@ pub mod schema {
                             "LIMIT",
                             "STOP",
                             "STOP_LIMIT",
+                            "TRAILING_STOP_CNST",
+                            "TRAILING_STOP_PRCT",
+                            "MARKET_ON_OPEN",
+                            "MARKET_ON_CLOSE",
+                            "LIMIT_ON_OPEN",
+                            "LIMIT_ON_CLOSE",
                             "NET_DEBIT",
                             "NET_CREDIT",
                             "NET_EVEN",
@@ -3300,6 +3336,30 @@ pub mod schema {
             ::runtime::__codegen::FieldSchema {
                 name: "stop_price",
                 alias: ::core::option::Option::Some("stopPrice"),
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Decimal {
+                        greater_than: ::core::option::Option::Some("0"),
+                        less_than: ::core::option::Option::None,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "trail_amount",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Decimal {
+                        greater_than: ::core::option::Option::Some("0"),
+                        less_than: ::core::option::Option::None,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "trail_percent",
+                alias: ::core::option::Option::None,
                 required: false,
                 ty: ::runtime::__codegen::TypeSchema {
                     kind: ::runtime::__codegen::TypeKind::Decimal {
@@ -3471,6 +3531,8 @@ pub mod schema {
                         "expiration",
                         "strike_price",
                         "stop_price",
+                        "trail_amount",
+                        "trail_percent",
                         "market_session",
                         "all_or_none",
                     ],
@@ -3481,7 +3543,7 @@ pub mod schema {
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
                     field: "price_type",
-                    one_of: &["LIMIT", "STOP_LIMIT"],
+                    one_of: &["LIMIT", "STOP_LIMIT", "LIMIT_ON_OPEN", "LIMIT_ON_CLOSE"],
                 }),
                 unless: ::core::option::Option::None,
                 check: ::runtime::__codegen::RuleCheck::Conditional {
@@ -3489,7 +3551,7 @@ pub mod schema {
                     forbid: &[],
                 },
                 code: ::core::option::Option::None,
-                message: "A LIMIT or STOP_LIMIT order needs limit_price.",
+                message: "A LIMIT, STOP_LIMIT, LIMIT_ON_OPEN or LIMIT_ON_CLOSE order needs limit_price.",
             },
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
@@ -3507,7 +3569,7 @@ pub mod schema {
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
                     field: "price_type",
-                    one_of: &["MARKET", "NET_EVEN"],
+                    one_of: &["MARKET", "NET_EVEN", "MARKET_ON_OPEN", "MARKET_ON_CLOSE"],
                 }),
                 unless: ::core::option::Option::None,
                 check: ::runtime::__codegen::RuleCheck::Conditional {
@@ -3515,12 +3577,18 @@ pub mod schema {
                     forbid: &["limit_price", "stop_price"],
                 },
                 code: ::core::option::Option::None,
-                message: "A MARKET or NET_EVEN order takes no limit_price or stop_price.",
+                message: "A MARKET, NET_EVEN, MARKET_ON_OPEN or MARKET_ON_CLOSE order takes no limit_price or stop_price.",
             },
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
                     field: "price_type",
-                    one_of: &["LIMIT", "NET_DEBIT", "NET_CREDIT"],
+                    one_of: &[
+                        "LIMIT",
+                        "NET_DEBIT",
+                        "NET_CREDIT",
+                        "LIMIT_ON_OPEN",
+                        "LIMIT_ON_CLOSE",
+                    ],
                 }),
                 unless: ::core::option::Option::None,
                 check: ::runtime::__codegen::RuleCheck::Conditional {
@@ -3528,7 +3596,58 @@ pub mod schema {
                     forbid: &["stop_price"],
                 },
                 code: ::core::option::Option::None,
-                message: "A LIMIT, NET_DEBIT or NET_CREDIT order takes no stop_price.",
+                message: "A LIMIT, NET_DEBIT, NET_CREDIT, LIMIT_ON_OPEN or LIMIT_ON_CLOSE order takes no stop_price.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["TRAILING_STOP_CNST"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["trail_amount"],
+                    forbid: &["trail_percent", "limit_price", "stop_price"],
+                },
+                code: ::core::option::Option::None,
+                message: "A TRAILING_STOP_CNST order needs trail_amount (dollars) and takes no trail_percent, limit_price or stop_price.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &["TRAILING_STOP_PRCT"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &["trail_percent"],
+                    forbid: &["trail_amount", "limit_price", "stop_price"],
+                },
+                code: ::core::option::Option::None,
+                message: "A TRAILING_STOP_PRCT order needs trail_percent and takes no trail_amount, limit_price or stop_price.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "price_type",
+                    one_of: &[
+                        "MARKET",
+                        "LIMIT",
+                        "STOP",
+                        "STOP_LIMIT",
+                        "NET_DEBIT",
+                        "NET_CREDIT",
+                        "NET_EVEN",
+                        "MARKET_ON_OPEN",
+                        "MARKET_ON_CLOSE",
+                        "LIMIT_ON_OPEN",
+                        "LIMIT_ON_CLOSE",
+                    ],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::Conditional {
+                    require: &[],
+                    forbid: &["trail_amount", "trail_percent"],
+                },
+                code: ::core::option::Option::None,
+                message: "trail_amount and trail_percent belong to TRAILING_STOP_CNST and TRAILING_STOP_PRCT orders only.",
             },
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
@@ -4314,7 +4433,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         destructive: false,
         idempotent: false,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order.\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"symbol\",\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price.\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT; spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"request\"],\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order.\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"symbol\",\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET and the on-open/on-close orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price (LIMIT, NET_DEBIT, NET_CREDIT).\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST (trail_amount in dollars), TRAILING_STOP_PRCT (trail_percent); EQ only, GOOD_FOR_DAY: MARKET_ON_OPEN, LIMIT_ON_OPEN (the next opening auction), MARKET_ON_CLOSE, LIMIT_ON_CLOSE (today's close). Spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"TRAILING_STOP_CNST\",\"TRAILING_STOP_PRCT\",\"MARKET_ON_OPEN\",\"MARKET_ON_CLOSE\",\"LIMIT_ON_OPEN\",\"LIMIT_ON_CLOSE\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"},\"trail_amount\":{\"description\":\"TRAILING_STOP_CNST only: the trail in dollars, e.g. \\\"2.50\\\". A sell triggers (as a market order) when the price falls this far below its highest since placement; a buy when it rises this far above its lowest.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"trail_percent\":{\"description\":\"TRAILING_STOP_PRCT only: the trail in percent of the best price since placement, e.g. \\\"5\\\" for 5%; less than 100, at most 2 decimals.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"request\"],\"type\":\"object\"}",
         output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"boolean\",\"null\"]},\"e\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(account_id_key|client_order_id|order_type|preview_id)$\":{\"type\":\"string\"}},\"properties\":{\"broker_preview\":{\"additionalProperties\":false,\"minProperties\":18,\"patternProperties\":{\"^(accountId|c(lientOrderId|ommissionMessage)|marginLevelCd|orderType)$\":{\"$ref\":\"#/$defs/c\"},\"^(cashBpDetails|dtBpDetails|marginBpDetails)$\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(marginable|nonMarginable|settled(Unsettled)?)$\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(current(Bp|NetBp|O(or|rderImpact))|netBp)$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"^total(Commission|OrderValue)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"disclosure\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(a(hDisclosureFlag|oDisclosureFlag)|conditionalDisclosureFlag|ehDisclosureFlag)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"dstFlag\":{\"$ref\":\"#/$defs/d\"},\"messages\":{\"$ref\":\"#/$defs/b\"},\"optionLevelCd\":{\"type\":[\"integer\",\"null\"]},\"order\":{\"items\":{\"additionalProperties\":false,\"minProperties\":48,\"patternProperties\":{\"^(accountId|condition(FollowPrice|S(ecurityType|ymbol)|Type)|egQual|m(arketSession|fpriceType)|o(ffsetType|rderTerm)|p(ositionQuantity|r(eClearanceCode|ice(Type|Value)))|r(atio|eInvestOption|outingDestination)|status)$\":{\"$ref\":\"#/$defs/c\"},\"^(bracketedLimitPrice|conditionPrice|estimated(Commission|Fees|TotalAmount)|in(itialStopPrice|vestmentAmount)|limitPrice|net(Ask|Bid|Price)|o(ffsetValue|rderValue)|stop(LimitPrice|Price)|tr(ailPrice|iggerPrice))$\":{\"$ref\":\"#/$defs/a\"},\"^(executedTime|p(lacedTime|reviewTime))$\":{\"$ref\":\"#/$defs/e\"},\"^(gcd|o(rderNumber|verrideRestrictedCd)|previewId|replace(dByOrderId|sOrderId))$\":{\"type\":[\"integer\",\"null\"]},\"^a(ipFlag|llOrNone)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"instrument\":{\"items\":{\"additionalProperties\":false,\"minProperties\":19,\"patternProperties\":{\"^(a(sk|verageExecutionPrice)|bid|cancelQuantity|estimated(Commission|Fees)|filledQuantity|lastprice|orderedQuantity|quantity|reserveQuantity)$\":{\"$ref\":\"#/$defs/a\"},\"^(currency|mfTransaction|o(rderAction|siKey)|quantityType|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"reserveOrder\":{\"$ref\":\"#/$defs/d\"}},\"type\":\"object\"},\"type\":\"array\"},\"messages\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"},\"portfolioMargin\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^houseExcessEquity(C(hange|urr)|New)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"pmEligible\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"previewIds\":{\"items\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"cashMargin\":{\"$ref\":\"#/$defs/c\"},\"previewId\":{\"type\":\"integer\"}},\"type\":\"object\"},\"type\":\"array\"},\"previewTime\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},\"estimated_total_amount\":{\"$ref\":\"#/$defs/a\"},\"expires_at\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"execution_disabled\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::PREVIEW_ORDER_INPUT,
         error_codes: &[
@@ -4415,7 +4534,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         destructive: false,
         idempotent: false,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"order_id\":{\"description\":\"The open order to change.\",\"minimum\":1,\"type\":\"integer\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order.\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"symbol\",\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price.\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT; spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"order_id\",\"request\"],\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"order_id\":{\"description\":\"The open order to change.\",\"minimum\":1,\"type\":\"integer\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order.\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"symbol\",\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET and the on-open/on-close orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price (LIMIT, NET_DEBIT, NET_CREDIT).\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST (trail_amount in dollars), TRAILING_STOP_PRCT (trail_percent); EQ only, GOOD_FOR_DAY: MARKET_ON_OPEN, LIMIT_ON_OPEN (the next opening auction), MARKET_ON_CLOSE, LIMIT_ON_CLOSE (today's close). Spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"TRAILING_STOP_CNST\",\"TRAILING_STOP_PRCT\",\"MARKET_ON_OPEN\",\"MARKET_ON_CLOSE\",\"LIMIT_ON_OPEN\",\"LIMIT_ON_CLOSE\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"},\"trail_amount\":{\"description\":\"TRAILING_STOP_CNST only: the trail in dollars, e.g. \\\"2.50\\\". A sell triggers (as a market order) when the price falls this far below its highest since placement; a buy when it rises this far above its lowest.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"trail_percent\":{\"description\":\"TRAILING_STOP_PRCT only: the trail in percent of the best price since placement, e.g. \\\"5\\\" for 5%; less than 100, at most 2 decimals.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"order_id\",\"request\"],\"type\":\"object\"}",
         output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"boolean\",\"null\"]},\"e\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":8,\"patternProperties\":{\"^(account_id_key|client_order_id|order_type|preview_id)$\":{\"type\":\"string\"}},\"properties\":{\"broker_preview\":{\"additionalProperties\":false,\"minProperties\":18,\"patternProperties\":{\"^(accountId|c(lientOrderId|ommissionMessage)|marginLevelCd|orderType)$\":{\"$ref\":\"#/$defs/c\"},\"^(cashBpDetails|dtBpDetails|marginBpDetails)$\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(marginable|nonMarginable|settled(Unsettled)?)$\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(current(Bp|NetBp|O(or|rderImpact))|netBp)$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"^total(Commission|OrderValue)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"disclosure\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(a(hDisclosureFlag|oDisclosureFlag)|conditionalDisclosureFlag|ehDisclosureFlag)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"dstFlag\":{\"$ref\":\"#/$defs/d\"},\"messages\":{\"$ref\":\"#/$defs/b\"},\"optionLevelCd\":{\"type\":[\"integer\",\"null\"]},\"order\":{\"items\":{\"additionalProperties\":false,\"minProperties\":48,\"patternProperties\":{\"^(accountId|condition(FollowPrice|S(ecurityType|ymbol)|Type)|egQual|m(arketSession|fpriceType)|o(ffsetType|rderTerm)|p(ositionQuantity|r(eClearanceCode|ice(Type|Value)))|r(atio|eInvestOption|outingDestination)|status)$\":{\"$ref\":\"#/$defs/c\"},\"^(bracketedLimitPrice|conditionPrice|estimated(Commission|Fees|TotalAmount)|in(itialStopPrice|vestmentAmount)|limitPrice|net(Ask|Bid|Price)|o(ffsetValue|rderValue)|stop(LimitPrice|Price)|tr(ailPrice|iggerPrice))$\":{\"$ref\":\"#/$defs/a\"},\"^(executedTime|p(lacedTime|reviewTime))$\":{\"$ref\":\"#/$defs/e\"},\"^(gcd|o(rderNumber|verrideRestrictedCd)|previewId|replace(dByOrderId|sOrderId))$\":{\"type\":[\"integer\",\"null\"]},\"^a(ipFlag|llOrNone)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"instrument\":{\"items\":{\"additionalProperties\":false,\"minProperties\":19,\"patternProperties\":{\"^(a(sk|verageExecutionPrice)|bid|cancelQuantity|estimated(Commission|Fees)|filledQuantity|lastprice|orderedQuantity|quantity|reserveQuantity)$\":{\"$ref\":\"#/$defs/a\"},\"^(currency|mfTransaction|o(rderAction|siKey)|quantityType|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"reserveOrder\":{\"$ref\":\"#/$defs/d\"}},\"type\":\"object\"},\"type\":\"array\"},\"messages\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"},\"portfolioMargin\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^houseExcessEquity(C(hange|urr)|New)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"pmEligible\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"previewIds\":{\"items\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"cashMargin\":{\"$ref\":\"#/$defs/c\"},\"previewId\":{\"type\":\"integer\"}},\"type\":\"object\"},\"type\":\"array\"},\"previewTime\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},\"estimated_total_amount\":{\"$ref\":\"#/$defs/a\"},\"expires_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"order_id\":{\"type\":\"integer\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"execution_disabled\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::PREVIEW_CHANGE_ORDER_INPUT,
         error_codes: &[

@@ -85,6 +85,16 @@
     return [h("dt", null, label), h("dd", null, value)];
   }
 
+  // A trailing stop's stop_price is its trail (E*TRADE's stopPrice): dollars for
+  // TRAILING_STOP_CNST, percent for TRAILING_STOP_PRCT; never show it as a price.
+  function stopRow(o) {
+    if (o.price_type === "TRAILING_STOP_CNST") return row("Trail", price(o.stop_price));
+    if (o.price_type === "TRAILING_STOP_PRCT") {
+      return row("Trail", o.stop_price === null || o.stop_price === undefined ? "—" : String(o.stop_price) + "%");
+    }
+    return row("Stop price", price(o.stop_price));
+  }
+
   function price(s) {
     return s === null || s === undefined ? null : h("span", { class: "num" }, num.group(s));
   }
@@ -217,7 +227,7 @@
         row("Order type", words(o.order_type)),
         row("Price type", words(o.price_type)),
         row("Limit price", price(o.limit_price)),
-        row("Stop price", price(o.stop_price)),
+        stopRow(o),
         row("Term", words(o.order_term)),
         row("Session", words(o.market_session)),
         o.all_or_none ? row("All or none", "yes") : null,

@@ -69,7 +69,9 @@ pub fn ticket(r: &generated::OrderRequest) -> Result<OrderTicket, ToolError> {
         order_term: r.order_term.unwrap_or(OrderTerm::GoodForDay),
         market_session: r.market_session.unwrap_or(MarketSession::Regular),
         limit_price: r.limit_price,
-        stop_price: r.stop_price,
+        // E*TRADE carries a trailing stop's trail in `stopPrice`; the schema's rules let
+        // through at most one of the three, matching the price type.
+        stop_price: r.stop_price.or(r.trail_amount).or(r.trail_percent),
         all_or_none: r.all_or_none.unwrap_or(false),
         client_order_id: r.client_order_id.clone(),
         flat: r.legs.is_none(),

@@ -10,4 +10,5 @@ mod paper_cli;
 mod paper_crash;
 mod paper_live_quotes;
 mod paper_migration;
+mod paper_order_types;
 mod paper_scenario;

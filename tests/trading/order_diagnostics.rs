@@ -140,3 +140,131 @@ proptest! {
         prop_assert_eq!(d.is_empty(), distinct && even_wings, "{:?}", d);
     }
 }
+
+fn eq(price_type: &str, extra: Value) -> Vec<(Value, String)> {
+    let mut r = json!({"order_type": "EQ", "symbol": "AAPL", "order_action": "SELL",
+        "quantity": "10", "price_type": price_type});
+    if let (Some(r), Some(extra)) = (r.as_object_mut(), extra.as_object()) {
+        r.extend(extra.clone());
+    }
+    diagnose(json!({"account_id_key": "K1", "request": r}))
+}
+
+/// Trailing stops: the trail is trail_amount (TRAILING_STOP_CNST) or trail_percent
+/// (TRAILING_STOP_PRCT), required, positive, a percent below 100, and nothing else prices them.
+#[test]
+fn trailing_stop_rules() {
+    let ok_cnst = eq("TRAILING_STOP_CNST", json!({"trail_amount": "2.50"}));
+    assert!(ok_cnst.is_empty(), "{ok_cnst:?}");
+    let ok_prct = eq(
+        "TRAILING_STOP_PRCT",
+        json!({"trail_percent": "5", "order_term": "GOOD_UNTIL_CANCEL"}),
+    );
+    assert!(ok_prct.is_empty(), "{ok_prct:?}");
+    let missing = eq("TRAILING_STOP_CNST", json!({}));
+    assert_eq!(
+        codes_at(&missing, json!(["request"])),
+        ["conditional_required"]
+    );
+    let wrong_kind = eq("TRAILING_STOP_CNST", json!({"trail_percent": "5"}));
+    assert!(
+        codes_at(&wrong_kind, json!(["request"])).contains(&"conditional_required".to_string())
+    );
+    assert!(
+        codes_at(&wrong_kind, json!(["request"])).contains(&"conditional_forbidden".to_string())
+    );
+    let with_stop = eq(
+        "TRAILING_STOP_PRCT",
+        json!({"trail_percent": "5", "stop_price": "150"}),
+    );
+    assert_eq!(
+        codes_at(&with_stop, json!(["request"])),
+        ["conditional_forbidden"]
+    );
+    let zero = eq("TRAILING_STOP_CNST", json!({"trail_amount": "0"}));
+    assert_eq!(
+        codes_at(&zero, json!(["request", "trail_amount"])),
+        ["greater_than"]
+    );
+    let negative = eq("TRAILING_STOP_PRCT", json!({"trail_percent": "-3"}));
+    assert_eq!(
+        codes_at(&negative, json!(["request", "trail_percent"])),
+        ["greater_than"]
+    );
+    let whole = eq("TRAILING_STOP_PRCT", json!({"trail_percent": "100"}));
+    assert_eq!(
+        whole,
+        [(
+            json!(["request", "trail_percent"]),
+            "trail_percent_range".to_string()
+        )]
+    );
+    let cents = eq("TRAILING_STOP_CNST", json!({"trail_amount": "0.125"}));
+    assert_eq!(
+        cents,
+        [(
+            json!(["request", "trail_amount"]),
+            "trail_increment".to_string()
+        )]
+    );
+    let ioc = eq(
+        "TRAILING_STOP_CNST",
+        json!({"trail_amount": "1", "order_term": "IMMEDIATE_OR_CANCEL"}),
+    );
+    assert_eq!(codes_at(&ioc, json!(["request"])), ["term_needs_limit"]);
+    let on_limit = eq("LIMIT", json!({"limit_price": "170", "trail_amount": "1"}));
+    assert_eq!(
+        codes_at(&on_limit, json!(["request"])),
+        ["conditional_forbidden"]
+    );
+}
+
+/// On-open and on-close orders: LIMIT_ON_* need limit_price, MARKET_ON_* take none, all are
+/// GOOD_FOR_DAY stock orders.
+#[test]
+fn auction_order_rules() {
+    for pt in ["MARKET_ON_OPEN", "MARKET_ON_CLOSE"] {
+        assert!(eq(pt, json!({})).is_empty());
+        let priced = eq(pt, json!({"limit_price": "170"}));
+        assert_eq!(
+            codes_at(&priced, json!(["request"])),
+            ["conditional_forbidden"],
+            "{pt}"
+        );
+    }
+    for pt in ["LIMIT_ON_OPEN", "LIMIT_ON_CLOSE"] {
+        assert!(eq(pt, json!({"limit_price": "170"})).is_empty());
+        let unpriced = eq(pt, json!({}));
+        assert_eq!(
+            codes_at(&unpriced, json!(["request"])),
+            ["conditional_required"],
+            "{pt}"
+        );
+        let stop = eq(pt, json!({"limit_price": "170", "stop_price": "160"}));
+        assert_eq!(
+            codes_at(&stop, json!(["request"])),
+            ["conditional_forbidden"],
+            "{pt}"
+        );
+    }
+    let gtc = eq(
+        "MARKET_ON_CLOSE",
+        json!({"order_term": "GOOD_UNTIL_CANCEL"}),
+    );
+    assert_eq!(
+        gtc,
+        [(json!(["request", "order_term"]), "auction_term".to_string())]
+    );
+    let option = diagnose(
+        json!({"account_id_key": "K1", "request": {"order_type": "OPTN",
+        "symbol": "AAPL", "order_action": "BUY_OPEN", "quantity": "1", "price_type": "LIMIT_ON_CLOSE",
+        "limit_price": "2.50", "call_put": "CALL", "expiration": "2099-01-16", "strike_price": "180"}}),
+    );
+    assert_eq!(
+        option,
+        [(
+            json!(["request", "price_type"]),
+            "auction_equity_only".to_string()
+        )]
+    );
+}

@@ -264,3 +264,77 @@ async fn order_diagnostics_follow_the_contract() {
         "invalid orders never reach the broker"
     );
 }
+
+/// Each order type the tools added for E*TRADE's v1 API previews and places against the
+/// fake E*TRADE, whose order entry reads the body with E*TRADE's grammar: trailing stops
+/// send their trail as `stopPrice`, on-open and on-close orders are GOOD_FOR_DAY.
+#[tokio::test]
+async fn trailing_stops_and_auction_orders_preview_and_place_against_the_fake() {
+    let s = trading("pv-ordertypes", "").await;
+    let eq = |action: &str, price_type: &str| {
+        json!({"order_type": "EQ", "symbol": "AAPL", "order_action": action,
+            "quantity": "10", "price_type": price_type})
+    };
+    let mut cnst = eq("SELL", "TRAILING_STOP_CNST");
+    cnst["trail_amount"] = json!("2.50");
+    cnst["order_term"] = json!("GOOD_UNTIL_CANCEL");
+    let mut prct = eq("BUY", "TRAILING_STOP_PRCT");
+    prct["trail_percent"] = json!("5");
+    let mut loo = eq("BUY", "LIMIT_ON_OPEN");
+    loo["limit_price"] = json!("170.00");
+    let mut loc = eq("SELL", "LIMIT_ON_CLOSE");
+    loc["limit_price"] = json!("171.25");
+    let cases = [
+        (cnst, "TRAILING_STOP_CNST", None, Some("2.50")),
+        (prct, "TRAILING_STOP_PRCT", None, Some("5")),
+        (eq("BUY", "MARKET_ON_OPEN"), "MARKET_ON_OPEN", None, None),
+        (eq("SELL", "MARKET_ON_CLOSE"), "MARKET_ON_CLOSE", None, None),
+        (loo, "LIMIT_ON_OPEN", Some("170.00"), None),
+        (loc, "LIMIT_ON_CLOSE", Some("171.25"), None),
+    ];
+    for (i, (request, price_type, limit, stop)) in cases.into_iter().enumerate() {
+        let (err, pv) = s
+            .call(
+                "preview_order",
+                json!({"account_id_key": KEY, "request": request}),
+            )
+            .await;
+        assert!(!err, "{price_type}: {pv}");
+        let body = s
+            .fake
+            .requests()
+            .iter()
+            .rev()
+            .find(|r| r.path.ends_with("/orders/preview.json"))
+            .and_then(|r| r.body.clone())
+            .expect("a preview body");
+        let sent: Value = serde_json::from_str(&body).expect("json body");
+        let order = &sent["PreviewOrderRequest"]["Order"][0];
+        assert_eq!(order["priceType"], price_type, "{body}");
+        let number = |v: Option<&str>| {
+            v.map_or(Value::Null, |t| serde_json::from_str(t).unwrap_or_default())
+        };
+        assert_eq!(order["limitPrice"], number(limit), "{body}");
+        assert_eq!(order["stopPrice"], number(stop), "{body}");
+        // The trail is E*TRADE's `stopPrice`, exactly as given; no other member carries it.
+        assert!(order.get("offsetType").is_none() && order.get("trailPrice").is_none());
+        if price_type.contains("_ON_") {
+            assert_eq!(order["orderTerm"], "GOOD_FOR_DAY", "{body}");
+        }
+        let (err, placed) = s
+            .call(
+                "place_order",
+                json!({"account_id_key": KEY, "preview_id": pv["data"]["preview_id"]}),
+            )
+            .await;
+        assert!(!err, "{price_type}: {placed}");
+        let orders = s.fake.placed_orders();
+        assert_eq!(orders.len(), i + 1);
+        let last = orders.last().expect("placed");
+        assert_eq!(last.request.price_type.as_str(), price_type);
+        assert_eq!(
+            last.request.stop_price.map(|d| d.normalize().to_string()),
+            stop.map(|t| t.trim_end_matches('0').trim_end_matches('.').to_string())
+        );
+    }
+}

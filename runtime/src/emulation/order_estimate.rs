@@ -66,10 +66,7 @@ pub fn estimate(
     };
     let (value, debit) = match (r.legs.as_slice(), r.is_spread()) {
         ([l], false) => {
-            let px = r
-                .limit_price
-                .or(r.stop_price)
-                .unwrap_or_else(|| leg_price(0, l));
+            let px = r.named_price().unwrap_or_else(|| leg_price(0, l));
             (leg_value(l, px), l.action.is_buy())
         }
         (legs, _) => match (r.limit_price, legs.first()) {

@@ -23,8 +23,9 @@ use super::{MarketSession, OrderTerm, OrderType, PriceType, QuantityType};
 pub enum OrderScope {
     /// Every order E*TRADE's grammar allows (the fake server).
     Etrade,
-    /// The paper account: equities and options by whole quantity, market, limit and stop
-    /// orders (net prices for spreads), no GOOD_TILL_DATE, and IMMEDIATE_OR_CANCEL or
+    /// The paper account: equities and options by whole quantity, market, limit, stop and
+    /// trailing stop orders, on-open and on-close orders (net prices for spreads), no
+    /// GOOD_TILL_DATE, and IMMEDIATE_OR_CANCEL or
     /// FILL_OR_KILL only with a limit price. A request keeps only the prices its price type
     /// uses (NET_EVEN's is 0), so a place compares equal to its preview by what it orders.
     PaperAccount,
@@ -79,6 +80,14 @@ impl OrderRequest {
         self.market_session == MarketSession::Extended
     }
 
+    /// The price the order names, if any: its limit, else a stop's trigger. A trailing
+    /// stop's `stopPrice` is a trail, never a price.
+    pub fn named_price(&self) -> Option<Decimal> {
+        self.limit_price.or(self
+            .stop_price
+            .filter(|_| self.price_type.stop_is_a_price()))
+    }
+
     /// A change may alter prices, terms and quantities but not the order type nor any leg's
     /// instrument or action.
     pub fn keeps_shape_of(&self, old: &OrderRequest) -> bool {
@@ -109,21 +118,23 @@ pub fn json_body(bytes: &[u8]) -> Result<Value, RequestError> {
 fn paper_supports(price_type: PriceType, spread: bool) -> bool {
     match price_type {
         PriceType::Market => true,
-        PriceType::Limit | PriceType::Stop | PriceType::StopLimit => !spread,
+        PriceType::Limit
+        | PriceType::Stop
+        | PriceType::StopLimit
+        | PriceType::TrailingStopConstant
+        | PriceType::TrailingStopPercent
+        | PriceType::MarketOnOpen
+        | PriceType::MarketOnClose
+        | PriceType::LimitOnOpen
+        | PriceType::LimitOnClose => !spread,
         PriceType::NetDebit | PriceType::NetCredit | PriceType::NetEven => spread,
         PriceType::TrailingStopConstantByLowerTrigger
         | PriceType::UpperTriggerByTrailingStopConstant
         | PriceType::TrailingStopPercentByLowerTrigger
         | PriceType::UpperTriggerByTrailingStopPercent
-        | PriceType::TrailingStopConstant
-        | PriceType::TrailingStopPercent
         | PriceType::HiddenStop
         | PriceType::HiddenStopByLowerTrigger
-        | PriceType::UpperTriggerByHiddenStop
-        | PriceType::MarketOnOpen
-        | PriceType::MarketOnClose
-        | PriceType::LimitOnOpen
-        | PriceType::LimitOnClose => false,
+        | PriceType::UpperTriggerByHiddenStop => false,
     }
 }
 
@@ -173,6 +184,18 @@ pub fn parse(
     }
     if market_session == MarketSession::Extended && price_type != PriceType::Limit {
         return Err(RequestError::ExtendedHoursLimitOnly);
+    }
+    if price_type.auction().is_some() && order_term != OrderTerm::GoodForDay {
+        return Err(RequestError::invalid(format!(
+            "{p} orders must be GOOD_FOR_DAY"
+        )));
+    }
+    if price_type == PriceType::TrailingStopPercent
+        && stop_price.is_some_and(|pct| pct >= Decimal::ONE_HUNDRED)
+    {
+        return Err(RequestError::invalid(
+            "the trailing percent in stopPrice must be less than 100",
+        ));
     }
     if scope == OrderScope::PaperAccount
         && order_term.decided_when_placed()
@@ -517,8 +540,11 @@ mod tests {
     #[test]
     fn the_paper_account_refuses_what_it_does_not_offer() {
         let (etrade, paper) = (OrderScope::Etrade, OrderScope::PaperAccount);
-        let trailing = with(limit_buy(), &["priceType"], json!("TRAILING_STOP_CNST"));
-        let trailing = with(trailing, &["stopPrice"], json!(2));
+        let trailing = with(
+            limit_buy(),
+            &["priceType"],
+            json!("TRAILING_STOP_CNST_BY_LOWER_TRIGGER"),
+        );
         let gtd = with(limit_buy(), &["orderTerm"], json!("GOOD_TILL_DATE"));
         let dollars = with(
             limit_buy(),
@@ -542,6 +568,62 @@ mod tests {
         assert!(parse(&fund, OrderRoot::Preview, etrade).is_ok());
         let refused = parse(&fund, OrderRoot::Preview, paper).err();
         assert_eq!(refused, Some(Unsupported::MutualFunds.into()));
+    }
+
+    #[test]
+    fn trailing_stops_carry_their_trail_in_stop_price() {
+        let order = with(limit_buy(), &["priceType"], json!("TRAILING_STOP_PRCT"));
+        let order = with(order, &["stopPrice"], json!(5));
+        let order = with(order, &["orderTerm"], json!("GOOD_UNTIL_CANCEL"));
+        for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+            let r = check(order.clone(), scope).expect("a trailing stop");
+            assert_eq!(r.stop_price, Some(Decimal::from(5)));
+            // The trail is not a price: the order names none but its limit (paper drops it).
+            let named = r.named_price();
+            assert!(named.is_none() || named == Some(Decimal::from(170)));
+        }
+        let paper = check(order.clone(), OrderScope::PaperAccount).expect("paper");
+        assert_eq!((paper.limit_price, paper.named_price()), (None, None));
+        let no_trail = with(order.clone(), &["stopPrice"], json!(null));
+        let whole = with(order.clone(), &["stopPrice"], json!(100));
+        for invalid in [no_trail, whole] {
+            for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+                assert_eq!(
+                    code(invalid.clone(), scope),
+                    codes::INVALID_ORDER_REQUEST,
+                    "{invalid}"
+                );
+            }
+        }
+        let dollars = with(order, &["priceType"], json!("TRAILING_STOP_CNST"));
+        let dollars = with(dollars, &["stopPrice"], json!(150));
+        assert!(check(dollars, OrderScope::PaperAccount).is_ok());
+    }
+
+    #[test]
+    fn on_open_and_on_close_orders_are_day_orders_and_limits_need_a_price() {
+        for p in [
+            "MARKET_ON_OPEN",
+            "MARKET_ON_CLOSE",
+            "LIMIT_ON_OPEN",
+            "LIMIT_ON_CLOSE",
+        ] {
+            let order = with(limit_buy(), &["priceType"], json!(p));
+            for scope in [OrderScope::Etrade, OrderScope::PaperAccount] {
+                let r = check(order.clone(), scope).expect(p);
+                let kept = p.starts_with("LIMIT") || scope == OrderScope::Etrade;
+                assert_eq!(r.limit_price.is_some(), kept, "{p}");
+                let gtc = with(order.clone(), &["orderTerm"], json!("GOOD_UNTIL_CANCEL"));
+                assert_eq!(code(gtc, scope), codes::INVALID_ORDER_REQUEST, "{p}");
+            }
+            if p.starts_with("LIMIT") {
+                let unpriced = with(order, &["limitPrice"], json!(null));
+                assert_eq!(
+                    code(unpriced, OrderScope::Etrade),
+                    codes::INVALID_ORDER_REQUEST
+                );
+            }
+        }
     }
 
     #[test]

@@ -137,6 +137,74 @@ impl PriceType {
     pub fn needs_stop(self) -> bool {
         self.prices_carried().stop
     }
+
+    /// A trailing stop: its `stopPrice` is the trail (dollars for TRAILING_STOP_CNST,
+    /// percent for TRAILING_STOP_PRCT), not a price, so it never prices the order.
+    pub fn trail(self) -> Option<Trail> {
+        match self {
+            PriceType::TrailingStopConstant => Some(Trail::Dollars),
+            PriceType::TrailingStopPercent => Some(Trail::Percent),
+            _ => None,
+        }
+    }
+
+    /// An order that trades only in an opening or closing auction.
+    pub fn auction(self) -> Option<Auction> {
+        match self {
+            PriceType::MarketOnOpen | PriceType::LimitOnOpen => Some(Auction::Open),
+            PriceType::MarketOnClose | PriceType::LimitOnClose => Some(Auction::Close),
+            _ => None,
+        }
+    }
+
+    /// The `stopPrice` is a trigger price (STOP, STOP_LIMIT): what the order is worth
+    /// when no limit price says otherwise.
+    pub fn stop_is_a_price(self) -> bool {
+        matches!(self, PriceType::Stop | PriceType::StopLimit)
+    }
+
+    /// Once triggered (or in its auction) the order takes the market: no limit applies.
+    pub fn takes_the_market(self) -> bool {
+        matches!(
+            self,
+            PriceType::Market
+                | PriceType::Stop
+                | PriceType::TrailingStopConstant
+                | PriceType::TrailingStopPercent
+                | PriceType::MarketOnOpen
+                | PriceType::MarketOnClose
+        )
+    }
+}
+
+/// What a trailing stop's `stopPrice` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trail {
+    Dollars,
+    Percent,
+}
+
+impl Trail {
+    /// The trigger for a trail of `trail` behind `mark` (the best price since placement:
+    /// the highest for a sell, the lowest for a buy). None when the arithmetic overflows.
+    pub fn trigger(self, mark: Decimal, trail: Decimal, buy: bool) -> Option<Decimal> {
+        let distance = match self {
+            Trail::Dollars => trail,
+            Trail::Percent => mark.checked_mul(trail)?.checked_div(Decimal::ONE_HUNDRED)?,
+        };
+        if buy {
+            mark.checked_add(distance)
+        } else {
+            mark.checked_sub(distance)
+        }
+    }
+}
+
+/// The auction an on-open or on-close order trades in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auction {
+    Open,
+    Close,
 }
 
 wire_enum! {

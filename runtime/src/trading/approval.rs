@@ -12,6 +12,7 @@ pub use super::types::{ApprovalRecord, Channel, Decision, PreviewContext};
 use super::types::{OrderSummary, PreviewRecord};
 use crate::contract::errors::ToolError;
 use crate::contract::validation::{ClientProblem, ClientReason, client_validation_error};
+use crate::etrade::vocabulary::Trail;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -116,8 +117,18 @@ fn order_words(s: &OrderSummary) -> String {
     if let Some(l) = s.limit_price {
         let _ = write!(price, " limit {l}");
     }
-    if let Some(st) = s.stop_price {
-        let _ = write!(price, " stop {st}");
+    // A trailing stop's stopPrice is its trail, not a price.
+    match (s.stop_price, s.price_type.trail()) {
+        (Some(st), Some(Trail::Dollars)) => {
+            let _ = write!(price, " trail ${st}");
+        }
+        (Some(st), Some(Trail::Percent)) => {
+            let _ = write!(price, " trail {st}%");
+        }
+        (Some(st), None) => {
+            let _ = write!(price, " stop {st}");
+        }
+        (None, _) => {}
     }
     let aon = if s.all_or_none { ", all or none" } else { "" };
     format!(
@@ -283,6 +294,21 @@ mod tests {
         ] {
             assert!(s.contains(part), "{part} missing from:\n{s}");
         }
+    }
+
+    /// A person approving a trailing stop reads its trail as a trail, never as a stop price.
+    #[test]
+    fn a_trail_reads_as_a_trail() {
+        let mut p = preview();
+        p.summary.price_type = PriceType::TrailingStopConstant;
+        p.summary.limit_price = None;
+        p.summary.stop_price = Some(Decimal::new(250, 2));
+        let s = summary(&p);
+        assert!(s.contains("TRAILING_STOP_CNST trail $2.50,"), "{s}");
+        assert!(!s.contains("stop 2.50"), "{s}");
+        p.summary.price_type = PriceType::TrailingStopPercent;
+        p.summary.stop_price = Some(Decimal::from(5));
+        assert!(summary(&p).contains("TRAILING_STOP_PRCT trail 5%,"));
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub struct OrderTicket {
     /// REGULAR when the request gave none.
     pub market_session: MarketSession,
     pub limit_price: Option<Decimal>,
+    /// E*TRADE's `stopPrice`: the stop price, or for a trailing stop the trail (dollars
+    /// for TRAILING_STOP_CNST, percent for TRAILING_STOP_PRCT), as E*TRADE carries it.
     pub stop_price: Option<Decimal>,
     pub all_or_none: bool,
     pub client_order_id: Option<String>,
@@ -61,9 +63,14 @@ impl OrderTicket {
     }
 
     /// price × quantity × multiplier of the first leg (for spreads the net price is per
-    /// unit of the first leg). None without a price (MARKET, NET_EVEN).
+    /// unit of the first leg). None without a price (MARKET, NET_EVEN, MARKET_ON_OPEN,
+    /// MARKET_ON_CLOSE, and the trailing stops, whose `stopPrice` is a trail, not a price):
+    /// those are judged on E*TRADE's preview estimate.
     pub fn priced_notional(&self) -> Option<Decimal> {
-        let price = self.limit_price.or(self.stop_price)?;
+        let stop = self
+            .stop_price
+            .filter(|_| self.price_type.stop_is_a_price());
+        let price = self.limit_price.or(stop)?;
         let leg = self.legs.first()?;
         price
             .checked_mul(leg.quantity)?
@@ -98,5 +105,66 @@ impl OrderTicket {
                 .map(|d| d.abs())
                 .or_else(|| self.priced_notional()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticket(price_type: PriceType, limit: Option<i64>, stop: Option<i64>) -> OrderTicket {
+        OrderTicket {
+            order_type: OrderType::Equity,
+            price_type,
+            order_term: OrderTerm::GoodForDay,
+            market_session: MarketSession::Regular,
+            limit_price: limit.map(Decimal::from),
+            stop_price: stop.map(Decimal::from),
+            all_or_none: false,
+            client_order_id: None,
+            legs: vec![TicketLeg {
+                symbol: "AAPL".into(),
+                security_type: SecurityType::Equity,
+                order_action: OrderAction::Sell,
+                quantity: Decimal::from(100),
+                call_put: None,
+                expiration: None,
+                strike_price: None,
+            }],
+            flat: true,
+        }
+    }
+
+    /// A trail is not a price: a trailing stop, like a MARKET, MARKET_ON_OPEN or
+    /// MARKET_ON_CLOSE order, is judged on E*TRADE's preview estimate, never on
+    /// quantity × trail.
+    #[test]
+    fn only_named_prices_price_an_order() {
+        let n = |t: OrderTicket| t.priced_notional();
+        assert_eq!(
+            n(ticket(PriceType::TrailingStopConstant, None, Some(2))),
+            None
+        );
+        assert_eq!(
+            n(ticket(PriceType::TrailingStopPercent, None, Some(5))),
+            None
+        );
+        assert_eq!(n(ticket(PriceType::MarketOnClose, None, None)), None);
+        assert_eq!(n(ticket(PriceType::MarketOnOpen, None, None)), None);
+        assert_eq!(
+            n(ticket(PriceType::LimitOnClose, Some(170), None)),
+            Some(Decimal::from(17_000))
+        );
+        assert_eq!(
+            n(ticket(PriceType::Stop, None, Some(160))),
+            Some(Decimal::from(16_000))
+        );
+        let trailing = ticket(PriceType::TrailingStopConstant, None, Some(2));
+        assert_eq!(
+            trailing
+                .summary(Some(Decimal::from(-17_050)))
+                .estimated_notional,
+            Some(Decimal::from(17_050))
+        );
     }
 }

@@ -20,7 +20,7 @@ use rust_decimal::Decimal;
 use super::types::{DailyUsage, OrderSummary, PolicyRefusal};
 use crate::calendar::{self, SessionPhase};
 use crate::config::Environment;
-use crate::etrade::vocabulary::{MarketSession, PriceType};
+use crate::etrade::vocabulary::{Auction, MarketSession, PriceType};
 
 /// The effective policy of one profile in one environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +225,9 @@ impl TradingPolicy {
             {
                 Ok(())
             }
+            // An on-open order waits for the opening auction: the pre-market is when it is
+            // placed.
+            SessionPhase::PreMarket if order.price_type.auction() == Some(Auction::Open) => Ok(()),
             SessionPhase::PreMarket | SessionPhase::AfterHours => Err(refusal(
                 "session_guard",
                 "outside the regular session an order must use market_session EXTENDED with a LIMIT price.",
@@ -613,6 +616,27 @@ mod tests {
                 "session_guard"
             );
         }
+
+        // On-open orders may wait in the pre-market for the opening auction; on-close
+        // orders, and both after the close, may not.
+        let on_open = OrderSummary {
+            price_type: PriceType::MarketOnOpen,
+            limit_price: None,
+            ..regular.clone()
+        };
+        let on_close = OrderSummary {
+            price_type: PriceType::LimitOnClose,
+            ..regular.clone()
+        };
+        assert_eq!(guarded.check_session(&on_open, pre), Ok(()));
+        assert_eq!(
+            refused_rule(guarded.check_session(&on_close, pre)),
+            "session_guard"
+        );
+        assert_eq!(
+            refused_rule(guarded.check_session(&on_open, after)),
+            "session_guard"
+        );
 
         // Saturday, before the DST switch; the next open is Monday in EDT.
         let refusal = guarded

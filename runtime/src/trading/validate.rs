@@ -7,7 +7,7 @@
 use super::order::{OrderTicket, TicketLeg};
 use crate::contract::validation::{ClientProblem, ClientReason, PathSegment};
 use crate::etrade::vocabulary::{
-    CallPut, MarketSession, OrderAction, OrderTerm, OrderType, PriceType,
+    CallPut, MarketSession, OrderAction, OrderTerm, OrderType, PriceType, Trail,
 };
 use jiff::civil::{Date, Weekday};
 use rust_decimal::Decimal;
@@ -26,23 +26,35 @@ enum Priced {
 
 fn priced(price_type: PriceType) -> Priced {
     match price_type {
-        PriceType::Market | PriceType::Limit | PriceType::Stop | PriceType::StopLimit => {
-            Priced::Flat
-        }
+        PriceType::Market
+        | PriceType::Limit
+        | PriceType::Stop
+        | PriceType::StopLimit
+        | PriceType::TrailingStopConstant
+        | PriceType::TrailingStopPercent
+        | PriceType::MarketOnOpen
+        | PriceType::MarketOnClose
+        | PriceType::LimitOnOpen
+        | PriceType::LimitOnClose => Priced::Flat,
         PriceType::NetDebit | PriceType::NetCredit | PriceType::NetEven => Priced::Spread,
+        // The triggered and hidden variants are conditional orders E*TRADE's preview
+        // documents no members for.
         PriceType::TrailingStopConstantByLowerTrigger
         | PriceType::UpperTriggerByTrailingStopConstant
         | PriceType::TrailingStopPercentByLowerTrigger
         | PriceType::UpperTriggerByTrailingStopPercent
-        | PriceType::TrailingStopConstant
-        | PriceType::TrailingStopPercent
         | PriceType::HiddenStop
         | PriceType::HiddenStopByLowerTrigger
-        | PriceType::UpperTriggerByHiddenStop
-        | PriceType::MarketOnOpen
-        | PriceType::MarketOnClose
-        | PriceType::LimitOnOpen
-        | PriceType::LimitOnClose => Priced::Neither,
+        | PriceType::UpperTriggerByHiddenStop => Priced::Neither,
+    }
+}
+
+/// The input field that carries the order's `stopPrice`: the trail for a trailing stop.
+fn stop_field(price_type: PriceType) -> &'static str {
+    match price_type.trail() {
+        Some(Trail::Dollars) => "trail_amount",
+        Some(Trail::Percent) => "trail_percent",
+        None => "stop_price",
     }
 }
 
@@ -142,7 +154,7 @@ fn price_and_terms(c: &mut Checker<'_>) {
         let message = if t.is_spread() {
             "A spread order's price_type is NET_DEBIT, NET_CREDIT or NET_EVEN."
         } else {
-            "An EQ or OPTN order's price_type is MARKET, LIMIT, STOP or STOP_LIMIT."
+            "An EQ or OPTN order's price_type is MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST, TRAILING_STOP_PRCT, or (EQ) MARKET_ON_OPEN, MARKET_ON_CLOSE, LIMIT_ON_OPEN, LIMIT_ON_CLOSE."
         };
         let p = c.field("price_type");
         c.push(p, "not_allowed", message);
@@ -150,6 +162,12 @@ fn price_and_terms(c: &mut Checker<'_>) {
     if t.price_type == PriceType::Market && t.order_term != OrderTerm::GoodForDay {
         let p = c.request();
         c.push(p, "market_term", "A MARKET order must be GOOD_FOR_DAY.");
+    }
+    if t.price_type.auction().is_some() {
+        auction_rules(c);
+    }
+    if let Some(trail) = t.price_type.trail() {
+        trail_rules(c, trail);
     }
     if t.order_term.decided_when_placed() && !limit_priced(t.price_type) {
         let p = c.request();
@@ -169,16 +187,23 @@ fn price_and_terms(c: &mut Checker<'_>) {
             "An EXTENDED-session order must be a LIMIT order, GOOD_FOR_DAY.",
         );
     }
-    if t.all_or_none && t.price_type == PriceType::Market {
+    if t.all_or_none
+        && matches!(
+            t.price_type,
+            PriceType::Market | PriceType::MarketOnOpen | PriceType::MarketOnClose
+        )
+    {
         let p = c.request();
         c.push(
             p,
             "all_or_none_market",
-            "An all-or-none order needs a limit price (not MARKET).",
+            "An all-or-none order needs a limit price (not MARKET, MARKET_ON_OPEN or MARKET_ON_CLOSE).",
         );
     }
     let option = t.legs.iter().any(TicketLeg::is_option);
-    for (name, price) in [("limit_price", t.limit_price), ("stop_price", t.stop_price)] {
+    // A trail is checked by `trail_rules`: it is an amount or a percent, not a price.
+    let stop = t.stop_price.filter(|_| t.price_type.trail().is_none());
+    for (name, price) in [("limit_price", t.limit_price), ("stop_price", stop)] {
         if let Some(p) = price
             && !price_increment_ok(p, option || t.is_spread())
         {
@@ -189,6 +214,65 @@ fn price_and_terms(c: &mut Checker<'_>) {
                 "Too many decimal places: at most 2 (4 for stock prices below $1).",
             );
         }
+    }
+}
+
+/// On-open and on-close orders trade in a stock's opening or closing auction, once: they
+/// are stock orders and day orders.
+fn auction_rules(c: &mut Checker<'_>) {
+    let t = c.ticket;
+    if t.order_type != OrderType::Equity {
+        let p = c.field("price_type");
+        c.push(
+            p,
+            "auction_equity_only",
+            "MARKET_ON_OPEN, MARKET_ON_CLOSE, LIMIT_ON_OPEN and LIMIT_ON_CLOSE are for stock (EQ) orders only.",
+        );
+    }
+    if t.order_term != OrderTerm::GoodForDay {
+        let p = c.field("order_term");
+        c.push(
+            p,
+            "auction_term",
+            "An on-open or on-close order (MARKET_ON_OPEN, MARKET_ON_CLOSE, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) must be GOOD_FOR_DAY.",
+        );
+    }
+}
+
+/// A trailing stop's `stopPrice` is the trail: positive, in cents for dollars, and a
+/// percent below 100 (a 100% trail could never trigger a sell).
+fn trail_rules(c: &mut Checker<'_>, trail: Trail) {
+    let t = c.ticket;
+    let name = stop_field(t.price_type);
+    let Some(value) = t.stop_price else {
+        let p = c.field(name);
+        c.push(
+            p,
+            "trail_missing",
+            "A trailing stop needs its trail: trail_amount for TRAILING_STOP_CNST, trail_percent for TRAILING_STOP_PRCT.",
+        );
+        return;
+    };
+    if value <= Decimal::ZERO {
+        let p = c.field(name);
+        c.push(p, "trail_not_positive", "The trail must be greater than 0.");
+        return;
+    }
+    if trail == Trail::Percent && value >= Decimal::ONE_HUNDRED {
+        let p = c.field(name);
+        c.push(
+            p,
+            "trail_percent_range",
+            "trail_percent must be less than 100 (e.g. \"5\" for 5%).",
+        );
+    }
+    if value.normalize().scale() > 2 {
+        let p = c.field(name);
+        c.push(
+            p,
+            "trail_increment",
+            "Too many decimal places: a trail has at most 2.",
+        );
     }
 }
 
@@ -880,6 +964,118 @@ mod tests {
                     prop_assert!(message.len() <= 256);
                 }
             }
+        }
+    }
+
+    fn trailing(price_type: &'static str, trail: &str) -> OrderTicket {
+        let mut t = flat(price_type, "GOOD_UNTIL_CANCEL", "REGULAR");
+        t.stop_price = trail.parse().ok();
+        t.legs[0].order_action = OrderAction::Sell;
+        t
+    }
+
+    #[test]
+    fn trailing_stops_pass_with_a_sound_trail() {
+        assert!(codes(&trailing("TRAILING_STOP_CNST", "2.50")).is_empty());
+        assert!(codes(&trailing("TRAILING_STOP_PRCT", "5")).is_empty());
+        assert!(codes(&trailing("TRAILING_STOP_PRCT", "99.5")).is_empty());
+        let mut day = trailing("TRAILING_STOP_CNST", "1");
+        day.order_term = OrderTerm::GoodForDay;
+        assert!(codes(&day).is_empty());
+        // A trail under $1 is not a sub-dollar stock price: 2 places, not 4.
+        assert!(codes(&trailing("TRAILING_STOP_CNST", "0.25")).is_empty());
+    }
+
+    #[test]
+    fn a_missing_or_unsound_trail_is_refused_at_its_field() {
+        let missing = trailing("TRAILING_STOP_CNST", "");
+        assert_eq!(codes(&missing), ["trail_missing"]);
+        assert_eq!(paths(&missing), [r#"["request","trail_amount"]"#]);
+        let zero = trailing("TRAILING_STOP_PRCT", "0");
+        assert_eq!(codes(&zero), ["trail_not_positive"]);
+        assert_eq!(paths(&zero), [r#"["request","trail_percent"]"#]);
+        assert_eq!(
+            codes(&trailing("TRAILING_STOP_CNST", "-1")),
+            ["trail_not_positive"]
+        );
+        let hundred = trailing("TRAILING_STOP_PRCT", "100");
+        assert_eq!(codes(&hundred), ["trail_percent_range"]);
+        assert_eq!(paths(&hundred), [r#"["request","trail_percent"]"#]);
+        assert_eq!(
+            codes(&trailing("TRAILING_STOP_CNST", "1.005")),
+            ["trail_increment"]
+        );
+        assert_eq!(
+            codes(&trailing("TRAILING_STOP_PRCT", "2.125")),
+            ["trail_increment"]
+        );
+        // A dollar trail may be 100 or more: only the percent has a ceiling.
+        assert!(codes(&trailing("TRAILING_STOP_CNST", "150")).is_empty());
+    }
+
+    #[test]
+    fn trailing_stops_take_no_immediate_terms_nor_the_extended_session() {
+        let mut ioc = trailing("TRAILING_STOP_CNST", "1");
+        ioc.order_term = OrderTerm::ImmediateOrCancel;
+        assert_eq!(codes(&ioc), ["term_needs_limit"]);
+        let mut ext = trailing("TRAILING_STOP_PRCT", "3");
+        ext.order_term = OrderTerm::GoodForDay;
+        ext.market_session = MarketSession::Extended;
+        assert_eq!(codes(&ext), ["extended_session"]);
+    }
+
+    fn auction(price_type: &'static str) -> OrderTicket {
+        let mut t = flat(price_type, "GOOD_FOR_DAY", "REGULAR");
+        t.limit_price = price_type
+            .starts_with("LIMIT")
+            .then_some(Decimal::from(170));
+        t
+    }
+
+    #[test]
+    fn on_open_and_on_close_orders_are_stock_day_orders() {
+        for p in [
+            "MARKET_ON_OPEN",
+            "MARKET_ON_CLOSE",
+            "LIMIT_ON_OPEN",
+            "LIMIT_ON_CLOSE",
+        ] {
+            assert!(codes(&auction(p)).is_empty(), "{p}");
+            let mut gtc = auction(p);
+            gtc.order_term = OrderTerm::GoodUntilCancel;
+            assert_eq!(codes(&gtc), ["auction_term"], "{p}");
+            assert_eq!(paths(&gtc), [r#"["request","order_term"]"#]);
+            let mut ext = auction(p);
+            ext.market_session = MarketSession::Extended;
+            assert_eq!(codes(&ext), ["extended_session"], "{p}");
+            let mut option = auction(p);
+            option.order_type = OrderType::Option;
+            option.legs = vec![leg("BUY_OPEN", "CALL", 180, 1)];
+            assert_eq!(codes(&option), ["auction_equity_only"], "{p}");
+            assert_eq!(paths(&option), [r#"["request","price_type"]"#]);
+        }
+        let mut fok = auction("LIMIT_ON_CLOSE");
+        fok.order_term = OrderTerm::FillOrKill;
+        assert_eq!(codes(&fok), ["auction_term", "term_needs_limit"]);
+        let mut aon = auction("MARKET_ON_CLOSE");
+        aon.all_or_none = true;
+        aon.legs[0].quantity = Decimal::from(500);
+        assert_eq!(codes(&aon), ["all_or_none_market"]);
+    }
+
+    #[test]
+    fn spreads_take_neither_trailing_stops_nor_auctions() {
+        for p in ["TRAILING_STOP_CNST", "MARKET_ON_CLOSE", "LIMIT_ON_OPEN"] {
+            let mut t = spread(
+                "SPREADS",
+                p,
+                vec![
+                    leg("BUY_OPEN", "CALL", 180, 1),
+                    leg("SELL_OPEN", "CALL", 185, 1),
+                ],
+            );
+            t.stop_price = p.starts_with("TRAILING").then_some(Decimal::ONE);
+            assert!(codes(&t).contains(&"not_allowed"), "{p}");
         }
     }
 }

@@ -340,7 +340,7 @@ impl FixedOrders {
                 o.executed_time = Some(at_ms);
                 let legs = Decimal::from(o.request.legs.len().max(1));
                 let estimate = o.order_value / legs;
-                let fixed = o.request.limit_price.or(o.request.stop_price);
+                let fixed = o.request.named_price();
                 for (l, state) in o.request.legs.iter().zip(&mut o.leg_states) {
                     state.filled_quantity = l.quantity;
                     let per_unit = estimate

@@ -19,6 +19,7 @@ use crate::emulation::{
     EntryRefusal, Instrument, OrderAction, OrderRequest, OrderStatus, OrderTerm, OrderType,
     PriceType, codes,
 };
+use crate::etrade::vocabulary::Auction;
 use crate::paper::touch::{MarketData, OptionContract, Touch};
 
 /// Resting orders are evaluated at this interval of simulated time.
@@ -306,6 +307,93 @@ pub(crate) fn day_end(placed_at: Timestamp, extended: bool) -> Option<Timestamp>
     None
 }
 
+/// When an on-open or on-close order placed at `placed_at` trades: the next regular open
+/// (tomorrow's once today's has passed), or the first regular close after placement.
+pub(crate) fn auction_at(auction: Auction, placed_at: Timestamp) -> Option<Timestamp> {
+    match auction {
+        Auction::Open => Some(next_regular_open(placed_at)).filter(|t| *t != Timestamp::MAX),
+        Auction::Close => day_end(placed_at, false),
+    }
+}
+
+/// An on-open or on-close order at its auction (`at`, reached by `t`): the whole order
+/// fills at the auction's price (the last trade then; the touch's side without one) if it
+/// is a market order or its limit allows that price, else it expires unfilled.
+fn run_auction(
+    state: &mut State,
+    ctx: &Ctx<'_>,
+    mut order: OrderRec,
+    at: Timestamp,
+    t: Timestamp,
+) -> Result<(), PaperError> {
+    let r = order.request.clone();
+    let mut prices = Vec::with_capacity(order.legs.len());
+    for l in &order.legs {
+        let price = touch(ctx.market, &l.instrument, at).and_then(|x| {
+            mark(&x)
+                .or(Some(if l.action.is_buy() { x.ask } else { x.bid }))
+                .filter(|p| *p > Decimal::ZERO)
+        });
+        prices.push(price);
+    }
+    let fills = prices.iter().zip(&order.legs).all(|(p, l)| {
+        p.is_some_and(
+            |px| match r.limit_price.filter(|_| !r.price_type.takes_the_market()) {
+                None => true,
+                Some(lim) if l.action.is_buy() => px <= lim,
+                Some(lim) => px >= lim,
+            },
+        )
+    });
+    if !fills {
+        order.status = OrderStatus::Expired;
+        order.push_event("ORDER_EXPIRED", t);
+        state.put_order(order);
+        return Ok(());
+    }
+    for (i, price) in prices.into_iter().enumerate() {
+        let remaining = order.legs.get(i).map(LegRec::remaining).unwrap_or_default();
+        fill(
+            state,
+            ctx,
+            &mut order,
+            i,
+            remaining,
+            price.unwrap_or_default(),
+            at,
+        );
+    }
+    order.status = OrderStatus::Executed;
+    order.executed_at = Some(at);
+    order.push_event("ORDER_EXECUTED", at);
+    state.put_order(order);
+    Ok(())
+}
+
+/// A trailing stop at the price `last` (the last trade, else the mid): moves its mark with a
+/// better price, and reports whether `last` crossed the trigger (mark moved by the trail).
+fn trail_hit(order: &mut OrderRec, last: Decimal) -> bool {
+    let Some(buy) = order.legs.first().map(|l| l.action.is_buy()) else {
+        return false;
+    };
+    if last <= Decimal::ZERO {
+        return false;
+    }
+    let better = match order.trail_mark {
+        None => true,
+        Some(m) if buy => last < m,
+        Some(m) => last > m,
+    };
+    if better {
+        order.trail_mark = Some(last);
+    }
+    match order.trail_trigger() {
+        Some(trigger) if buy => last >= trigger,
+        Some(trigger) => last <= trigger,
+        None => false,
+    }
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
@@ -323,6 +411,12 @@ pub(crate) fn evaluate(
     };
     if !order.status.is_open() || t < order.placed_at {
         return Ok(());
+    }
+    if order.request.price_type.auction().is_some() {
+        return match order.expires_at {
+            Some(at) if t >= at => run_auction(state, ctx, order, at, t),
+            _ => Ok(()),
+        };
     }
     if order.expires_at.is_some_and(|e| t >= e) {
         order.status = OrderStatus::Expired;
@@ -355,6 +449,22 @@ pub(crate) fn evaluate(
             x.last <= stop
         };
         if !hit {
+            return Ok(());
+        }
+        order.stop_triggered_at = Some(t);
+        changed = true;
+    }
+    if r.price_type.trail().is_some() && order.stop_triggered_at.is_none() {
+        let Some(x) = touches.first() else {
+            return Ok(());
+        };
+        let before = order.trail_mark;
+        // The last trade, else the mid: an option may not have traded yet.
+        let hit = mark(x).is_some_and(|px| trail_hit(&mut order, px));
+        if !hit {
+            if order.trail_mark != before {
+                state.put_order(order);
+            }
             return Ok(());
         }
         order.stop_triggered_at = Some(t);
@@ -396,7 +506,7 @@ pub(crate) fn evaluate(
 
 fn marketable(r: &OrderRequest, legs: &[LegRec], prices: &[Decimal]) -> bool {
     let limit = r.limit_price;
-    let market = matches!(r.price_type, PriceType::Market | PriceType::Stop);
+    let market = r.price_type.takes_the_market();
     if !r.is_spread() {
         let (Some(l), Some(px)) = (legs.first(), prices.first()) else {
             return false;

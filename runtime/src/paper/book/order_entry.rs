@@ -184,7 +184,7 @@ pub(super) fn place_op(
     let Some(preview) = s.previews.get(&preview_id).cloned() else {
         return Err(EntryRefusal::PreviewTimedOut.into());
     };
-    let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
+    let (est, touches) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     s.put_preview(PreviewRec {
         used: true,
         ..preview.clone()
@@ -199,9 +199,18 @@ pub(super) fn place_op(
         old.push_event("ORDER_CANCELLED", now);
         s.put_order(old);
     }
-    let expires_at = (req.order_term == OrderTerm::GoodForDay)
-        .then(|| engine::day_end(now, req.extended()))
-        .flatten();
+    let expires_at = match req.price_type.auction() {
+        Some(auction) => engine::auction_at(auction, now),
+        None => (req.order_term == OrderTerm::GoodForDay)
+            .then(|| engine::day_end(now, req.extended()))
+            .flatten(),
+    };
+    // A trailing stop trails from the price at placement (the last trade, else the mid).
+    let trail_mark = req
+        .price_type
+        .trail()
+        .and(touches.first())
+        .and_then(engine::mark);
     let mut order = OrderRec {
         order_id,
         account_key: account_key.to_string(),
@@ -226,6 +235,7 @@ pub(super) fn place_op(
         cancel_at: None,
         expires_at,
         stop_triggered_at: None,
+        trail_mark,
         replaces: change_of,
         replaced_by: None,
         est_value: est.value,

@@ -1,5 +1,6 @@
 //! Book tests over a tiny deterministic market (not the simulator).
 
+mod order_types;
 mod shared;
 
 use std::collections::BTreeMap;
@@ -128,6 +129,8 @@ struct Ticket<'a> {
     qty: u32,
     price_type: &'a str,
     limit: Option<&'a str>,
+    /// `stopPrice`: a stop's trigger, or a trailing stop's trail.
+    stop: Option<&'a str>,
     term: &'a str,
     aon: bool,
     client: String,
@@ -151,6 +154,7 @@ fn eq(
         qty,
         price_type,
         limit,
+        stop: None,
         term: if price_type == "MARKET" {
             "GOOD_FOR_DAY"
         } else {
@@ -174,6 +178,9 @@ fn members(tk: &Ticket<'_>) -> serde_json::Map<String, Value> {
             "orderAction": tk.action, "quantityType": "QUANTITY", "quantity": tk.qty}]});
     if let (Some(l), Some(m)) = (tk.limit, order.as_object_mut()) {
         m.insert("limitPrice".into(), json!(l.parse::<f64>().unwrap_or(0.0)));
+    }
+    if let (Some(l), Some(m)) = (tk.stop, order.as_object_mut()) {
+        m.insert("stopPrice".into(), json!(l.parse::<f64>().unwrap_or(0.0)));
     }
     let mut m = serde_json::Map::new();
     m.insert("orderType".into(), json!("EQ"));

@@ -77,9 +77,14 @@ pub(crate) struct OrderRec {
     pub placed_at: Timestamp,
     pub executed_at: Option<Timestamp>,
     pub cancel_at: Option<Timestamp>,
-    /// GOOD_FOR_DAY: the end of the order's trading day (its session's close).
+    /// GOOD_FOR_DAY: the end of the order's trading day (its session's close). An on-open
+    /// or on-close order: its auction, where it fills or expires.
     pub expires_at: Option<Timestamp>,
     pub stop_triggered_at: Option<Timestamp>,
+    /// A trailing stop's best price since placement: the highest last trade for a sell,
+    /// the lowest for a buy. Absent in books written before trailing stops existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trail_mark: Option<Decimal>,
     pub replaces: Option<i64>,
     pub replaced_by: Option<i64>,
     /// The estimate at placement: order value (≥ 0), commission, and debit or credit.
@@ -98,6 +103,13 @@ impl OrderRec {
             at,
             status: self.status,
         });
+    }
+
+    /// The price at which a trailing stop triggers now: its mark moved by the trail.
+    pub fn trail_trigger(&self) -> Option<Decimal> {
+        let trail = self.request.price_type.trail()?;
+        let buy = self.legs.first()?.action.is_buy();
+        trail.trigger(self.trail_mark?, self.request.stop_price?, buy)
     }
 
     /// Fraction of the order still to fill (by the first leg).

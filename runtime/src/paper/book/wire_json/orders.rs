@@ -53,9 +53,13 @@ pub(crate) fn order_json(a: &AccountRec, o: &OrderRec) -> Value {
         preview_id: Some(o.preview_id),
         replaces_order_id: o.replaces,
         replaced_by_order_id: o.replaced_by,
-        trigger_price: o
-            .stop_triggered_at
-            .map(|_| o.request.stop_price.unwrap_or_default()),
+        trigger_price: o.stop_triggered_at.map(|_| {
+            if o.request.price_type.trail().is_some() {
+                o.trail_trigger().unwrap_or_default()
+            } else {
+                o.request.stop_price.unwrap_or_default()
+            }
+        }),
         client_order_id: None,
         events: o
             .events
