@@ -84,6 +84,13 @@ pub fn decide(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode>
     let (environment, profile) = (setup.settings.environment.as_str(), &setup.settings.profile);
     let now = jiff::Timestamp::now();
     if r.list {
+        // With approval off, previews are placed without a person: none of them waits.
+        if !setup.trading_policy().approval_required() {
+            outln!(
+                "No previews of {environment}/{profile} wait for approval: this profile places orders without asking a person (its [trading] approval is \"none\")."
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
         let waiting = store.awaiting_decision(environment, profile, now)?;
         if waiting.is_empty() {
             outln!("No previews of {environment}/{profile} are waiting for approval.");

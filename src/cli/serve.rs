@@ -96,7 +96,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let credential_key = setup.credential_key()?;
     let credentials = setup.credential_store_or_unavailable(args.credential_store);
     let brokerage = brokerage(&setup, &credentials, &credential_key)?;
-    let policy = trading_policy(&setup);
+    let policy = setup.trading_policy();
     let (client_trust, http) = listener(&args, &policy)?;
     let page_origin = http
         .as_ref()
@@ -356,17 +356,6 @@ type Page = Option<(Arc<ApprovalPage>, Option<std::net::TcpListener>)>;
 /// folder, the profile's trading policy, the halt switch (`etrade halt`) and, when the
 /// profile turns it on, the local approval page — at `page_origin` (the loopback MCP HTTP
 /// listener) when given, else on a loopback port of its own.
-/// This profile's trading policy, from its `[trading]` table and the environment.
-fn trading_policy(setup: &Setup) -> TradingPolicy {
-    TradingPolicy::resolve(
-        setup
-            .file
-            .profile(&setup.settings.profile)
-            .and_then(|p| p.trading.as_ref()),
-        setup.settings.environment,
-    )
-}
-
 fn order_desk(
     setup: &Setup,
     policy: TradingPolicy,

@@ -8,6 +8,7 @@ use runtime::credentials::{
     StoreFailure, StoredCredentials, open_store,
 };
 use runtime::paths::StatePaths;
+use runtime::trading::policy::TradingPolicy;
 use std::sync::Arc;
 
 pub struct Setup {
@@ -33,6 +34,17 @@ impl Setup {
 
     pub fn credential_key(&self) -> anyhow::Result<CredentialKey> {
         Ok(CredentialKey::from_settings(&self.settings)?)
+    }
+
+    /// This profile's trading policy, from its `[trading]` table and the environment: what
+    /// the server enforces, and what `etrade approve` reads to know whether a person is asked.
+    pub fn trading_policy(&self) -> TradingPolicy {
+        TradingPolicy::resolve(
+            self.file
+                .profile(&self.settings.profile)
+                .and_then(|p| p.trading.as_ref()),
+            self.settings.environment,
+        )
     }
 }
 

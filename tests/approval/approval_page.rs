@@ -63,6 +63,11 @@ async fn refused_with_link(s: &Sandbox) -> (String, String) {
         "{message}"
     );
     assert!(
+        message.starts_with("Not placed yet: a person is being asked")
+            && !message.contains("Execution is disabled"),
+        "a wait reads as a wait, not as a refusal: {message}"
+    );
+    assert!(
         !message.contains("http"),
         "no address reaches the model: {message}"
     );

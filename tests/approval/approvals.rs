@@ -60,6 +60,21 @@ async fn place(s: &Sandbox, id: &str) -> (bool, Value) {
 }
 
 #[tokio::test]
+async fn approve_list_shows_nothing_when_no_person_is_asked() {
+    let s = sandbox("appr-list-none", "").await;
+    let (_, status) = s.call("server_status", json!({})).await;
+    assert_eq!(status["data"]["trading_policy"]["approval"], "none");
+    let id = preview(&s, "170.00").await;
+    let listed = s.cli(&["approve", "--list"], "").await;
+    let shown = common::output_text(&listed);
+    assert!(listed.status.success(), "{shown}");
+    assert!(
+        !shown.contains(&id) && shown.contains("without asking a person"),
+        "a preview that never needs a person is not listed as waiting: {shown}"
+    );
+}
+
+#[tokio::test]
 async fn out_of_band_approval_places_exactly_once() {
     let s = sandbox("appr-oob", REQUIRED).await;
     let (_, status) = s.call("server_status", json!({})).await;
@@ -267,7 +282,13 @@ async fn the_clients_form_approves_or_refuses() {
     assert!(!err, "{p}");
     assert_eq!(s.requests_on(PLACE).len(), 1);
     let asked = seen.join("\n");
-    for part in ["AAPL", "7", "170.00", "estimated total", "place_order"] {
+    for part in [
+        "AAPL",
+        "7",
+        "170.00",
+        "estimated total",
+        "Tick \"Place this order\"",
+    ] {
         assert!(asked.contains(part), "{part}: {asked}");
     }
 

@@ -206,7 +206,13 @@ async fn accept_places_once() {
     assert!(!err, "{payload}");
     assert_eq!(s.requests_on(PLACE).len(), 1);
     let asked = seen.lock().map(|v| v.join("\n")).unwrap_or_default();
-    for part in ["AAPL", "7", "170.00", "estimated total", "place_order"] {
+    for part in [
+        "AAPL",
+        "7",
+        "170.00",
+        "estimated total",
+        "Tick \"Place this order\"",
+    ] {
         assert!(asked.contains(part), "{part}: {asked}");
     }
     let approval = journal_approval(&s, &id).await;
@@ -281,6 +287,10 @@ async fn forged_and_replayed_answers_place_nothing() {
     }
     let schema = serde_json::to_value(requested_schema).expect("JSON");
     assert_eq!(schema["properties"]["place_order"]["type"], "boolean");
+    assert_eq!(
+        schema["properties"]["place_order"]["title"], "Place this order",
+        "a person reads a label, not the key"
+    );
     assert!(!state.contains(&a), "opaque to a glance at least: {state}");
 
     // An edited state.

@@ -167,6 +167,10 @@ pub struct ToolError {
     pub alert_deletion_result: Option<AlertDeletionResult>,
 }
 
+/// How an order waiting for a person's approval is announced (see
+/// [`ToolError::awaiting_approval`]).
+pub const AWAITING_APPROVAL: &str = "Not placed yet: a person is being asked to approve this order. Do not preview it again or place another order meanwhile.";
+
 impl ToolError {
     /// An error with the code's summary message and nothing else.
     pub fn new(code: ErrorCode) -> Self {
@@ -194,6 +198,17 @@ impl ToolError {
     pub fn execution_disabled(reason: &str) -> Self {
         ToolError {
             message: format!("{} {reason}", ErrorCode::ExecutionDisabled.summary()),
+            ..ToolError::new(ErrorCode::ExecutionDisabled)
+        }
+    }
+
+    /// `execution_disabled` for an order that waits for a person's approval. It is still
+    /// `execution_disabled` (the contract's code for "not executed because of policy"), but
+    /// it does not begin with that code's summary: "Execution is disabled" reads as "give
+    /// up", and here the model should wait for the person and then try again.
+    pub fn awaiting_approval(what_to_do: &str) -> Self {
+        ToolError {
+            message: format!("{AWAITING_APPROVAL} {what_to_do}"),
             ..ToolError::new(ErrorCode::ExecutionDisabled)
         }
     }

@@ -3,7 +3,7 @@
 //! server-to-client requests (clients up to MCP 2025-11-25; 2026-07-28 clients are asked
 //! through input requests, see `input_required`).
 
-use crate::trading::approval::{Answer, AskFuture, AskPerson, DoneFuture};
+use crate::trading::approval::{Answer, AskFuture, AskPerson, Checkbox, DoneFuture};
 use crate::trading::types::PreviewRecord;
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -30,11 +30,14 @@ impl AskPerson for PeerAsk {
         &'a self,
         _preview: &'a PreviewRecord,
         message: String,
-        field: &'a str,
+        field: Checkbox<'a>,
         within: Duration,
     ) -> AskFuture<'a> {
         Box::pin(async move {
-            let schema = match ElicitationSchema::builder().required_bool(field).build() {
+            let schema = match ElicitationSchema::builder()
+                .required_bool_with(field.name, |b| b.title(field.label.to_string()))
+                .build()
+            {
                 Ok(s) => s,
                 Err(_) => return Answer::NoAnswer,
             };
@@ -54,7 +57,7 @@ impl AskPerson for PeerAsk {
                     ElicitationAction::Accept => Answer::Accept(
                         r.content
                             .as_ref()
-                            .and_then(|c| c.get(field))
+                            .and_then(|c| c.get(field.name))
                             .and_then(serde_json::Value::as_bool)
                             == Some(true),
                     ),

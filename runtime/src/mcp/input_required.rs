@@ -5,7 +5,7 @@
 //! calls again with the person's answer in `inputResponses`.
 
 use crate::mcp::request_state::{ApprovalState, ApprovalStates, AskMode};
-use crate::trading::approval::{Answer, AskFuture, AskPerson, DoneFuture};
+use crate::trading::approval::{Answer, AskFuture, AskPerson, Checkbox, DoneFuture};
 use crate::trading::types::PreviewRecord;
 use rmcp::model::{
     ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
@@ -131,14 +131,17 @@ impl AskPerson for InputRequestAsk {
         &'a self,
         preview: &'a PreviewRecord,
         message: String,
-        field: &'a str,
+        field: Checkbox<'a>,
         within: Duration,
     ) -> AskFuture<'a> {
         Box::pin(async move {
-            if let Some(answer) = self.answer(preview, AskMode::Form, field) {
+            if let Some(answer) = self.answer(preview, AskMode::Form, field.name) {
                 return answer;
             }
-            let schema = match ElicitationSchema::builder().required_bool(field).build() {
+            let schema = match ElicitationSchema::builder()
+                .required_bool_with(field.name, |b| b.title(field.label.to_string()))
+                .build()
+            {
                 Ok(s) => s,
                 Err(_) => return Answer::NoAnswer,
             };

@@ -172,6 +172,14 @@ pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
 
 pub type DoneFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
+/// The one checkbox an approval form shows: its key in the answer, and the words a person
+/// reads beside it (a form shows the key itself when it has no title).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checkbox<'a> {
+    pub name: &'a str,
+    pub label: &'a str,
+}
+
 /// A way to ask the person at the MCP client, through the client's elicitation: a form
 /// with one boolean, or a URL the client offers to open (the approval page). Each question
 /// is about `preview`, so an answer that comes back in a later call can be checked against
@@ -179,12 +187,12 @@ pub type DoneFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 pub trait AskPerson: Send + Sync {
     /// Whether the client declared form elicitation.
     fn can_ask(&self) -> bool;
-    /// Show `message` with one boolean, `field`, to place the order; wait at most `within`.
+    /// Show `message` with one checkbox, `field`, to place the order; wait at most `within`.
     fn confirm<'a>(
         &'a self,
         preview: &'a PreviewRecord,
         message: String,
-        field: &'a str,
+        field: Checkbox<'a>,
         within: Duration,
     ) -> AskFuture<'a>;
     /// Whether the client declared URL-mode elicitation.

@@ -8,7 +8,7 @@ use crate::etrade::models::accounts::AccountList;
 use crate::etrade::models::order_entry::BrokerPreview;
 use crate::etrade::{Endpoint, EtradeRequest};
 use crate::trading::approval::{
-    self, Answer, ApprovalLinks, AskPerson, Channel, ChannelPolicy, Decision, PageShown,
+    self, Answer, ApprovalLinks, AskPerson, Channel, ChannelPolicy, Checkbox, Decision, PageShown,
     PreviewContext,
 };
 use crate::trading::store::{ApprovalError, DecisionFor};
@@ -16,8 +16,11 @@ use crate::trading::types::PreviewRecord;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The elicitation form's one field.
-const PLACE_FIELD: &str = "place_order";
+/// The elicitation form's one checkbox.
+const PLACE_FIELD: Checkbox<'static> = Checkbox {
+    name: "place_order",
+    label: "Place this order",
+};
 /// How often a call waiting on the approval page looks for the person's decision.
 const DECISION_POLL: Duration = Duration::from_millis(200);
 
@@ -147,8 +150,9 @@ impl OrderDesk {
             return Err(self.not_approved(preview));
         }
         let message = format!(
-            "Place this order?\n\n{}\n\nTick \"{PLACE_FIELD}\" and submit to place it; decline to refuse it.",
-            approval::summary(preview)
+            "Place this order?\n\n{}\n\nTick \"{}\" and submit to place it; decline to refuse it.",
+            approval::summary(preview),
+            PLACE_FIELD.label
         );
         let decision = match asker.confirm(preview, message, PLACE_FIELD, within).await {
             Answer::Accept(true) => Decision::Approved,
@@ -284,8 +288,8 @@ impl OrderDesk {
             }
             Some(PageShown::Unavailable) | None => "",
         };
-        ToolError::execution_disabled(&format!(
-            "This order waits for a person's approval. Ask the user to run `{command}` in a terminal on this computer{page}, then call place_order again with the same preview_id (it expires at {}).",
+        ToolError::awaiting_approval(&format!(
+            "Ask the user to run `{command}` in a terminal on this computer{page}, then call place_order again with the same preview_id (it expires at {}).",
             preview.expires_at
         ))
     }
@@ -294,8 +298,8 @@ impl OrderDesk {
 /// The refusal behind an input request: the MCP server answers the call with the question
 /// itself (MCP 2026-07-28), so a client sees this only if that answer could not be made.
 fn asked_in_the_result() -> ToolError {
-    ToolError::execution_disabled(
-        "This order waits for a person's approval, asked in this call's input request; call place_order again with the person's answer.",
+    ToolError::awaiting_approval(
+        "The question is in this call's input request; call place_order again with the person's answer.",
     )
 }
 
