@@ -80,6 +80,7 @@ struct Row {
     compact: usize,
     rows: usize,
     largest_row: usize,
+    example: String,
 }
 
 /// Calls `tool` with `args`, then with `detail: compact`, checks both, and records them.
@@ -120,9 +121,13 @@ async fn measure<F, Fut>(
     );
     assert!(!found.is_empty(), "{tool}: rows to measure");
     let mut largest_row = 0;
+    let mut example = String::new();
     for row in &found {
         let n = bytes(row);
-        largest_row = largest_row.max(n);
+        if n > largest_row {
+            largest_row = n;
+            example = row.to_string();
+        }
         assert!(
             n <= COMPACT_ROW_BOUND,
             "{tool}: a {n}-byte compact row: {row}"
@@ -135,6 +140,7 @@ async fn measure<F, Fut>(
         compact: bytes(&compact),
         rows: found.len(),
         largest_row,
+        example,
     });
 }
 
@@ -325,6 +331,9 @@ async fn default_answers_fit_their_bounds_and_compact_rows_fit_200_bytes() {
             "| `{}` | {} | {} | {} | {} |",
             r.tool, r.default, r.compact, r.rows, r.largest_row
         );
+    }
+    for r in &table {
+        eprintln!("{} largest compact row: {}", r.tool, r.example);
     }
     let (err, page) = p
         .call(
