@@ -47,16 +47,16 @@ fn stated_bound(tool: &str) -> usize {
 }
 
 /// The rows at `path` (arrays walked through).
-fn rows_at<'a>(data: &'a Value, path: &[&str], out: &mut Vec<&'a Value>) {
+fn collect_rows<'a>(data: &'a Value, path: &[&str], out: &mut Vec<&'a Value>) {
     match (data, path.split_first()) {
         (Value::Array(items), _) => {
             for i in items {
-                rows_at(i, path, out);
+                collect_rows(i, path, out);
             }
         }
         (Value::Object(o), Some((key, rest))) => {
             if let Some(next) = o.get(*key) {
-                rows_at(next, rest, out);
+                collect_rows(next, rest, out);
             }
         }
         (Value::Object(_), None) => out.push(data),
@@ -107,11 +107,11 @@ async fn measure<F, Fut>(
     assert!(!err, "{tool} compact: {compact}");
     let mut found = Vec::new();
     for path in rows_at {
-        rows_at(&compact["data"], path, &mut found);
+        collect_rows(&compact["data"], path, &mut found);
     }
     let mut full_rows = Vec::new();
     for path in rows_at {
-        rows_at(&full["data"], path, &mut full_rows);
+        collect_rows(&full["data"], path, &mut full_rows);
     }
     assert_eq!(
         found.len(),
