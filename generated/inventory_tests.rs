@@ -189,16 +189,6 @@ fn get_account_balances_annotations_agree_with_permission() {
 
 #[test]
 fn get_portfolio_examples_behave_as_declared() {
-    let args = __args(
-        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":200,\"detail\":\"compact\"}",
-    );
-    if let ::core::result::Result::Err(e) = g::parse_get_portfolio(args) {
-        panic!(
-            "valid example {} of {} was refused: {:?}",
-            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":200,\"detail\":\"compact\"}",
-            "get_portfolio", e
-        );
-    }
     let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
     if let ::core::result::Result::Err(e) = g::parse_get_portfolio(args) {
         panic!(
@@ -213,6 +203,16 @@ fn get_portfolio_examples_behave_as_declared() {
         panic!(
             "valid example {} of {} was refused: {:?}",
             "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":25,\"lots_required\":true,\"pageNumber\":2,\"sortBy\":\"MARKET_VALUE\",\"sortOrder\":\"ASC\",\"totals_required\":true,\"view\":\"COMPLETE\"}",
+            "get_portfolio", e
+        );
+    }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":200,\"detail\":\"compact\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_portfolio(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":200,\"detail\":\"compact\"}",
             "get_portfolio", e
         );
     }
@@ -902,16 +902,6 @@ fn lookup_product_annotations_agree_with_permission() {
 
 #[test]
 fn get_option_chains_examples_behave_as_declared() {
-    let args = __args(
-        "{\"detail\":\"compact\",\"no_of_strikes\":40,\"symbol\":\"IBM\"}",
-    );
-    if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
-        panic!(
-            "valid example {} of {} was refused: {:?}",
-            "{\"detail\":\"compact\",\"no_of_strikes\":40,\"symbol\":\"IBM\"}",
-            "get_option_chains", e
-        );
-    }
     let args = __args("{\"symbol\":\"IBM\"}");
     if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
         panic!(
@@ -936,6 +926,16 @@ fn get_option_chains_examples_behave_as_declared() {
         panic!(
             "valid example {} of {} was refused: {:?}",
             "{\"includeWeekly\":true,\"optionCategory\":\"STANDARD\",\"priceType\":\"ALL\",\"skipAdjusted\":true,\"symbol\":\"AAPL\"}",
+            "get_option_chains", e
+        );
+    }
+    let args = __args(
+        "{\"detail\":\"compact\",\"no_of_strikes\":40,\"symbol\":\"IBM\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"detail\":\"compact\",\"no_of_strikes\":40,\"symbol\":\"IBM\"}",
             "get_option_chains", e
         );
     }
@@ -1105,16 +1105,6 @@ fn get_option_expire_dates_annotations_agree_with_permission() {
 
 #[test]
 fn list_orders_examples_behave_as_declared() {
-    let args = __args(
-        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"compact\"}",
-    );
-    if let ::core::result::Result::Err(e) = g::parse_list_orders(args) {
-        panic!(
-            "valid example {} of {} was refused: {:?}",
-            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"compact\"}",
-            "list_orders", e
-        );
-    }
     let args = __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}");
     if let ::core::result::Result::Err(e) = g::parse_list_orders(args) {
         panic!(
@@ -1139,6 +1129,16 @@ fn list_orders_examples_behave_as_declared() {
         panic!(
             "valid example {} of {} was refused: {:?}",
             "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"marker\":\"eNp5a5a0Q\",\"market_session\":\"REGULAR\",\"security_type\":\"OPTN\",\"transaction_type\":\"BUY\"}",
+            "list_orders", e
+        );
+    }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"compact\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_list_orders(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"compact\"}",
             "list_orders", e
         );
     }
@@ -1979,13 +1979,6 @@ fn delete_alerts_annotations_agree_with_permission() {
 
 #[test]
 fn list_order_journal_examples_behave_as_declared() {
-    let args = __args("{\"detail\":\"full\"}");
-    if let ::core::result::Result::Err(e) = g::parse_list_order_journal(args) {
-        panic!(
-            "valid example {} of {} was refused: {:?}", "{\"detail\":\"full\"}",
-            "list_order_journal", e
-        );
-    }
     let args = __args("{}");
     if let ::core::result::Result::Err(e) = g::parse_list_order_journal(args) {
         panic!(
@@ -1996,6 +1989,13 @@ fn list_order_journal_examples_behave_as_declared() {
     if let ::core::result::Result::Err(e) = g::parse_list_order_journal(args) {
         panic!(
             "valid example {} of {} was refused: {:?}", "{\"before\":10,\"limit\":5}",
+            "list_order_journal", e
+        );
+    }
+    let args = __args("{\"detail\":\"full\"}");
+    if let ::core::result::Result::Err(e) = g::parse_list_order_journal(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"detail\":\"full\"}",
             "list_order_journal", e
         );
     }
