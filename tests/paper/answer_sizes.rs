@@ -358,6 +358,11 @@ async fn default_answers_fit_their_bounds_and_compact_rows_fit_200_bytes() {
         )
         .await;
     assert!(!err);
+    assert!(
+        bytes(&page) < TOKEN_CAP_BYTES,
+        "the whole account, compact, is one answer under the cap: {} bytes",
+        bytes(&page)
+    );
     let (err, complete) = p
         .call(
             "get_portfolio",
