@@ -206,6 +206,33 @@ fn get_portfolio_examples_behave_as_declared() {
             "get_portfolio", e
         );
     }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":200,\"detail\":\"compact\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_portfolio(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":200,\"detail\":\"compact\"}",
+            "get_portfolio", e
+        );
+    }
+    match g::parse_get_portfolio(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"short\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"short\"}",
+                "get_portfolio"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"short\"}"
+            )
+        }
+    }
     match g::parse_get_portfolio(
         __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":0}"),
     ) {
@@ -314,6 +341,25 @@ fn get_position_lots_examples_behave_as_declared() {
         );
     }
     match g::parse_get_position_lots(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"COMPACT\",\"position_id\":10002345678}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"COMPACT\",\"position_id\":10002345678}",
+                "get_position_lots"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"COMPACT\",\"position_id\":10002345678}"
+            )
+        }
+    }
+    match g::parse_get_position_lots(
         __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\"}"),
     ) {
         ::core::result::Result::Ok(_) => {
@@ -391,6 +437,23 @@ fn list_transactions_examples_behave_as_declared() {
             "{\"accountIdKey\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":50,\"endDate\":\"2024-03-31\",\"marker\":\"32023003000000_1672758000\",\"sortOrder\":\"ASC\",\"startDate\":\"2024-01-01\"}",
             "list_transactions", e
         );
+    }
+    match g::parse_list_transactions(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":true}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":true}",
+                "list_transactions"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":true}"
+            )
+        }
     }
     match g::parse_list_transactions(
         __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"count\":51}"),
@@ -660,6 +723,20 @@ fn get_quotes_examples_behave_as_declared() {
             "get_quotes", e
         );
     }
+    match g::parse_get_quotes(__args("{\"detail\":\"brief\",\"symbols\":[\"AAPL\"]}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"detail\":\"brief\",\"symbols\":[\"AAPL\"]}", "get_quotes"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"detail\":\"brief\",\"symbols\":[\"AAPL\"]}"
+            )
+        }
+    }
     match g::parse_get_quotes(__args("{}")) {
         ::core::result::Result::Ok(_) => {
             panic!("invalid example {} of {} was accepted", "{}", "get_quotes")
@@ -852,6 +929,32 @@ fn get_option_chains_examples_behave_as_declared() {
             "get_option_chains", e
         );
     }
+    let args = __args(
+        "{\"detail\":\"compact\",\"no_of_strikes\":40,\"symbol\":\"IBM\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"detail\":\"compact\",\"no_of_strikes\":40,\"symbol\":\"IBM\"}",
+            "get_option_chains", e
+        );
+    }
+    match g::parse_get_option_chains(
+        __args("{\"detail\":\"summary\",\"symbol\":\"IBM\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"detail\":\"summary\",\"symbol\":\"IBM\"}", "get_option_chains"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"detail\":\"summary\",\"symbol\":\"IBM\"}"
+            )
+        }
+    }
     match g::parse_get_option_chains(__args("{}")) {
         ::core::result::Result::Ok(_) => {
             panic!("invalid example {} of {} was accepted", "{}", "get_option_chains")
@@ -1029,6 +1132,33 @@ fn list_orders_examples_behave_as_declared() {
             "list_orders", e
         );
     }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"compact\"}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_list_orders(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"compact\"}",
+            "list_orders", e
+        );
+    }
+    match g::parse_list_orders(
+        __args("{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"minimal\"}"),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"minimal\"}",
+                "list_orders"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"detail\":\"minimal\"}"
+            )
+        }
+    }
     match g::parse_list_orders(__args("{}")) {
         ::core::result::Result::Ok(_) => {
             panic!("invalid example {} of {} was accepted", "{}", "list_orders")
@@ -1163,6 +1293,16 @@ fn list_alerts_examples_behave_as_declared() {
             "{\"category\":\"STOCK\",\"count\":300,\"direction\":\"ASC\",\"search\":\"AAPL\",\"status\":\"UNREAD\"}",
             "list_alerts", e
         );
+    }
+    match g::parse_list_alerts(__args("{\"detail\":1}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"detail\":1}", "list_alerts"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{\"detail\":1}")
+        }
     }
     match g::parse_list_alerts(__args("{\"count\":301}")) {
         ::core::result::Result::Ok(_) => {
@@ -1851,6 +1991,26 @@ fn list_order_journal_examples_behave_as_declared() {
             "valid example {} of {} was refused: {:?}", "{\"before\":10,\"limit\":5}",
             "list_order_journal", e
         );
+    }
+    let args = __args("{\"detail\":\"full\"}");
+    if let ::core::result::Result::Err(e) = g::parse_list_order_journal(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}", "{\"detail\":\"full\"}",
+            "list_order_journal", e
+        );
+    }
+    match g::parse_list_order_journal(__args("{\"detail\":\"\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted", "{\"detail\":\"\"}",
+                "list_order_journal"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}", "{\"detail\":\"\"}"
+            )
+        }
     }
     match g::parse_list_order_journal(__args("{\"limit\":0}")) {
         ::core::result::Result::Ok(_) => {

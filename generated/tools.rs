@@ -442,6 +442,8 @@ pub struct GetOptionChainsInput {
     /// ATNM (at/near the money, default) or ALL strikes.
     #[serde(default)]
     pub price_type: ::core::option::Option<GetOptionChainsInputPriceType>,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// Default CALLPUT.
@@ -629,6 +631,8 @@ pub struct GetPortfolioInput {
     /// The view each position carries (default QUICK).
     #[serde(default)]
     pub view: ::core::option::Option<GetPortfolioInputView>,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// Default REGULAR.
@@ -1009,6 +1013,8 @@ pub struct GetPositionLotsInput {
     pub account_id_key: ::std::string::String,
     /// positionId from get_portfolio.
     pub position_id: i64,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// Typed input, built only from validated arguments.
@@ -1029,6 +1035,8 @@ pub struct GetQuotesInput {
     /// Skip E*TRADE's extra mini-options lookup (hasMiniOptions is then not checked).
     #[serde(default)]
     pub skip_mini_options_check: ::core::option::Option<bool>,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// Which detail block to return (default ALL).
@@ -1107,6 +1115,8 @@ pub struct ListAlertsInput {
     /// Only alerts whose subject contains this text.
     #[serde(default)]
     pub search: ::core::option::Option<::std::string::String>,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// One of the values the spec allows.
@@ -1206,6 +1216,8 @@ pub struct ListOrderJournalInput {
     /// Page size (default 20).
     #[serde(default)]
     pub limit: ::core::option::Option<i64>,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// Typed input, built only from validated arguments.
@@ -1217,7 +1229,7 @@ pub struct ListOrdersInput {
     /// The previous page's data.marker.
     #[serde(default)]
     pub marker: ::core::option::Option<::std::string::String>,
-    /// Page size (default 25).
+    /// Page size (default 15).
     #[serde(default)]
     pub count: ::core::option::Option<i64>,
     #[serde(default)]
@@ -1237,6 +1249,8 @@ pub struct ListOrdersInput {
     pub transaction_type: ::core::option::Option<ListOrdersInputTransactionType>,
     #[serde(default)]
     pub market_session: ::core::option::Option<ListOrdersInputMarketSession>,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// One of the values the spec allows.
@@ -1405,6 +1419,8 @@ pub struct ListTransactionsInput {
     /// Per page (default 50).
     #[serde(default)]
     pub count: ::core::option::Option<i64>,
+    #[serde(default)]
+    pub detail: ::core::option::Option<RowDetail>,
 }
 
 /// By date; default DESC (newest first).
@@ -1710,6 +1726,34 @@ const _: () = {
         "spec/tools.yaml: `NET_EVEN` is not an etrade::PriceType value"
     );
 };
+
+/// One of the values the spec allows.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    ::serde::Deserialize,
+    ::serde::Serialize
+)]
+pub enum RowDetail {
+    #[serde(rename = "compact")]
+    Compact,
+    #[serde(rename = "full")]
+    Full,
+}
+
+impl RowDetail {
+    /// The wire value.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Compact => "compact",
+            Self::Full => "full",
+        }
+    }
+}
 const _: () = {
     ::core::assert!(
         ::runtime::__codegen::vocabulary::SecurityType::is_wire("EQ"),
@@ -1785,7 +1829,8 @@ pub static APPS: [::runtime::__codegen::AppDescriptor; 2usize] = [
     },
 ];
 
-/// Static schema tables interpreted by the runtime's validator.
+/// Static schema tables interpreted by the runtime's validator, and the list tools'
+/// compact projections.
 pub mod schema {
     /// Validation table for [`super::AnswerOrderTicketInput`].
     pub static ANSWER_ORDER_TICKET_INPUT: ::runtime::__codegen::ObjectSchema = ::runtime::__codegen::ObjectSchema {
@@ -2227,6 +2272,17 @@ pub mod schema {
                     nullable: false,
                 },
             },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
+                    },
+                    nullable: false,
+                },
+            },
         ],
         rules: &[
             ::runtime::__codegen::RuleSchema {
@@ -2523,6 +2579,17 @@ pub mod schema {
                     nullable: false,
                 },
             },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
+                    },
+                    nullable: false,
+                },
+            },
         ],
         rules: &[],
         extension_fields: &[],
@@ -2553,6 +2620,17 @@ pub mod schema {
                     kind: ::runtime::__codegen::TypeKind::Integer {
                         minimum: ::core::option::Option::Some(1),
                         maximum: ::core::option::Option::None,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
                     },
                     nullable: false,
                 },
@@ -2630,6 +2708,17 @@ pub mod schema {
                 required: false,
                 ty: ::runtime::__codegen::TypeSchema {
                     kind: ::runtime::__codegen::TypeKind::Boolean,
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
+                    },
                     nullable: false,
                 },
             },
@@ -2769,6 +2858,17 @@ pub mod schema {
                     nullable: false,
                 },
             },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
+                    },
+                    nullable: false,
+                },
+            },
         ],
         rules: &[],
         extension_fields: &[],
@@ -2797,6 +2897,17 @@ pub mod schema {
                     kind: ::runtime::__codegen::TypeKind::Integer {
                         minimum: ::core::option::Option::Some(1),
                         maximum: ::core::option::Option::Some(100),
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
                     },
                     nullable: false,
                 },
@@ -2949,6 +3060,17 @@ pub mod schema {
                     nullable: false,
                 },
             },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
+                    },
+                    nullable: false,
+                },
+            },
         ],
         rules: &[
             ::runtime::__codegen::RuleSchema {
@@ -3054,6 +3176,17 @@ pub mod schema {
                     kind: ::runtime::__codegen::TypeKind::Integer {
                         minimum: ::core::option::Option::Some(1),
                         maximum: ::core::option::Option::Some(50),
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "detail",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::Enum {
+                        values: &["compact", "full"],
                     },
                     nullable: false,
                 },
@@ -3906,6 +4039,160 @@ pub mod schema {
         ],
         extension_fields: &[],
     };
+
+    /// What `get_portfolio` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_GET_PORTFOLIO: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["accountPortfolio", "position"]],
+        fields: &[
+            ("positionId", &[&["positionId"]]),
+            ("symbol", &[&["product", "symbol"]]),
+            ("osiKey", &[&["osiKey"]]),
+            ("positionType", &[&["positionType"]]),
+            ("quantity", &[&["quantity"]]),
+            ("pricePaid", &[&["pricePaid"]]),
+            ("price", &[&["price"]]),
+            ("marketValue", &[&["marketValue"]]),
+            ("totalGain", &[&["totalGain"]]),
+        ],
+    };
+
+    /// What `get_position_lots` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_GET_POSITION_LOTS: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["positionLot"]],
+        fields: &[
+            ("positionLotId", &[&["positionLotId"]]),
+            ("acquiredDate", &[&["acquiredDate"]]),
+            ("remainingQty", &[&["remainingQty"]]),
+            ("price", &[&["price"]]),
+            ("totalCost", &[&["totalCost"]]),
+            ("marketValue", &[&["marketValue"]]),
+            ("totalGain", &[&["totalGain"]]),
+            ("termCode", &[&["termCode"]]),
+        ],
+    };
+
+    /// What `list_transactions` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_LIST_TRANSACTIONS: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["transaction"]],
+        fields: &[
+            ("transactionId", &[&["transactionId"]]),
+            ("transactionDate", &[&["transactionDate"]]),
+            ("transactionType", &[&["transactionType"]]),
+            ("symbol", &[&["brokerage", "product", "symbol"]]),
+            ("quantity", &[&["brokerage", "quantity"]]),
+            ("price", &[&["brokerage", "price"]]),
+            ("fee", &[&["brokerage", "fee"]]),
+            ("amount", &[&["amount"]]),
+        ],
+    };
+
+    /// What `get_quotes` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_GET_QUOTES: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["quotes"]],
+        fields: &[
+            ("symbol", &[&["product", "symbol"]]),
+            ("osiKey", &[&["all", "osiKey"], &["option", "osiKey"]]),
+            (
+                "lastTrade",
+                &[
+                    &["all", "lastTrade"],
+                    &["intraday", "lastTrade"],
+                    &["option", "lastTrade"],
+                    &["fundamental", "lastTrade"],
+                    &["mutualFund", "lastTrade"],
+                ],
+            ),
+            (
+                "change",
+                &[
+                    &["all", "changeClose"],
+                    &["intraday", "changeClose"],
+                    &["mutualFund", "changeClose"],
+                ],
+            ),
+            (
+                "changePct",
+                &[
+                    &["all", "changeClosePercentage"],
+                    &["intraday", "changeClosePercentage"],
+                    &["mutualFund", "changeClosePercentage"],
+                ],
+            ),
+            ("bid", &[&["all", "bid"], &["intraday", "bid"], &["option", "bid"]]),
+            ("ask", &[&["all", "ask"], &["intraday", "ask"], &["option", "ask"]]),
+            ("volume", &[&["all", "totalVolume"], &["intraday", "totalVolume"]]),
+            ("delta", &[&["option", "optionGreeks", "delta"]]),
+            ("iv", &[&["option", "optionGreeks", "iv"]]),
+            ("quoteStatus", &[&["quoteStatus"]]),
+        ],
+    };
+
+    /// What `get_option_chains` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_GET_OPTION_CHAINS: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["optionPairs", "call"], &["optionPairs", "put"]],
+        fields: &[
+            ("osiKey", &[&["osiKey"]]),
+            ("strikePrice", &[&["strikePrice"]]),
+            ("bid", &[&["bid"]]),
+            ("ask", &[&["ask"]]),
+            ("lastPrice", &[&["lastPrice"]]),
+            ("volume", &[&["volume"]]),
+            ("openInterest", &[&["openInterest"]]),
+            ("inTheMoney", &[&["inTheMoney"]]),
+            ("delta", &[&["optionGreeks", "delta"]]),
+            ("iv", &[&["optionGreeks", "iv"]]),
+        ],
+    };
+
+    /// What `list_orders` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_LIST_ORDERS: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["orders"]],
+        fields: &[
+            ("orderId", &[&["orderId"]]),
+            ("status", &[&["orderDetail", "0", "status"]]),
+            ("priceType", &[&["orderDetail", "0", "priceType"]]),
+            ("limitPrice", &[&["orderDetail", "0", "limitPrice"]]),
+            ("symbol", &[&["orderDetail", "0", "instrument", "0", "product", "symbol"]]),
+            ("osiKey", &[&["orderDetail", "0", "instrument", "0", "osiKey"]]),
+            ("action", &[&["orderDetail", "0", "instrument", "0", "orderAction"]]),
+            ("quantity", &[&["orderDetail", "0", "instrument", "0", "orderedQuantity"]]),
+            ("filled", &[&["orderDetail", "0", "instrument", "0", "filledQuantity"]]),
+            (
+                "fillPrice",
+                &[&["orderDetail", "0", "instrument", "0", "averageExecutionPrice"]],
+            ),
+        ],
+    };
+
+    /// What `list_alerts` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_LIST_ALERTS: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["alerts"]],
+        fields: &[
+            ("id", &[&["id"]]),
+            ("createTime", &[&["createTime"]]),
+            ("subject", &[&["subject"]]),
+            ("status", &[&["status"]]),
+        ],
+    };
+
+    /// What `list_order_journal` keeps of each row when `detail` is `compact`.
+    pub static COMPACT_LIST_ORDER_JOURNAL: ::runtime::__codegen::Compaction = ::runtime::__codegen::Compaction {
+        rows: &[&["entries"]],
+        fields: &[
+            ("id", &[&["id"]]),
+            ("kind", &[&["kind"]]),
+            ("intent_at", &[&["intent_at"]]),
+            ("symbol", &[&["order", "legs", "0", "symbol"]]),
+            ("order_action", &[&["order", "legs", "0", "order_action"]]),
+            ("quantity", &[&["order", "legs", "0", "quantity"]]),
+            ("price_type", &[&["order", "price_type"]]),
+            ("limit_price", &[&["order", "limit_price"]]),
+            ("target_order_id", &[&["target_order_id"]]),
+            ("outcome", &[&["outcome", "status"]]),
+            ("order_id", &[&["outcome", "order_id"]]),
+            ("reconciliation", &[&["reconciliation", "status"]]),
+        ],
+    };
 }
 
 /// Every tool in the catalog, in spec order.
@@ -4030,13 +4317,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "Get portfolio",
         group: "accounts",
         permission: "read",
-        description: "One page of an account's positions with E*TRADE's figures in the chosen view, optionally with totals and lots. For the rest, call again with page_number = accountPortfolio[].nextPageNo (same count) until it is null. No positions: an empty accountPortfolio.",
+        description: "One page of an account's positions with E*TRADE's figures in the chosen view, optionally with totals and lots. For the rest, call again with page_number = accountPortfolio[].nextPageNo (same count) until it is null. No positions: an empty accountPortfolio. Default answer under 75 KB. To scan many positions use detail compact (under 200 B each; count 200 fits); for holdings at a glance, get_account_overview.",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"count\":{\"description\":\"Positions per page (default 50).\",\"maximum\":65535,\"minimum\":1,\"type\":\"integer\"},\"lots_required\":{\"description\":\"Include each position's lots (default false).\",\"type\":\"boolean\"},\"market_session\":{\"description\":\"Default REGULAR.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"page_number\":{\"description\":\"The page (1-based): the previous page's nextPageNo.\",\"maximum\":100000,\"minimum\":1,\"type\":\"integer\"},\"sort_by\":{\"description\":\"Sort column as E*TRADE names it, e.g. SYMBOL, QUANTITY, MARKET_VALUE, TOTAL_GAIN, TOTAL_GAIN_PCT, DAYS_GAIN, PCT_OF_PORTFOLIO, EXPIRATION (note its INSTRINIC_VALUE spelling).\",\"pattern\":\"^[A-Z0-9_]{2,21}$\",\"type\":\"string\"},\"sort_order\":{\"description\":\"Default DESC.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"totals_required\":{\"description\":\"Include portfolio totals (default false).\",\"type\":\"boolean\"},\"view\":{\"description\":\"The view each position carries (default QUICK).\",\"enum\":[\"QUICK\",\"PERFORMANCE\",\"FUNDAMENTAL\",\"OPTIONSWATCH\",\"COMPLETE\"],\"type\":\"string\"}},\"required\":[\"account_id_key\"],\"type\":\"object\"}",
-        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"accountPortfolio\":{\"items\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(accountId|next)$\":{\"$ref\":\"#/$defs/c\"},\"^(nextPageNo|totalPages)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"position\":{\"items\":{\"additionalProperties\":false,\"minProperties\":38,\"patternProperties\":{\"^(accountId|lotsDetails|osiKey|position(Indicator|Type)|quote(Details|status)|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(adjPrevClose|c(hange(Pct)?|o(mmissions|stPerShare))|daysGain(Pct)?|marketValue|otherFees|p(ctOfPortfolio|rice(Paid)?)|to(day(Commissions|Fees|PricePaid|Quantity)|tal(Cost|Gain(Pct)?)))$\":{\"$ref\":\"#/$defs/a\"},\"^date(Acquired|TimeUTC)$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"complete\":{\"additionalProperties\":false,\"minProperties\":66,\"patternProperties\":{\"^(a(dj(LastTrade|Pr(evClose|ice))|nnualDividend|sk)|b(eta|id(AskSpread)?)|change(Pct)?|d(elta(52Wk(High|Low))?|iv(Yield|idend))|e(ps|stEarnings)|gamma|i(ntrinsicValue|vPct)|lastTrade|marketCap|op(en(Interest)?|tionMultiplier)|p(e(rform(1(2Month|Month)|3Month|6Month))?|r(e(mium|vClose)|ice))|rho|sv(1(0DaysAvg|MonAvg)|2(0DaysAvg|MonAvg)|3MonAvg|4MonAvg|6MonAvg)|theta|vega|week52(High|Low))$\":{\"$ref\":\"#/$defs/a\"},\"^(askSize|bidSize|daysToExpiration|prevDayVolume|tenDayVolume|volume)$\":{\"$ref\":\"#/$defs/d\"},\"^(baseSymbolAndPrice|cu(rrency|sip)|d(aysRange|eliverablesStr)|exchange|quoteStatus|symbolDescription|week52Range)$\":{\"$ref\":\"#/$defs/c\"},\"^(divPayDate|exDividendDate|lastTradeTime)$\":{\"$ref\":\"#/$defs/b\"},\"^(marginable|optionsAdjustedFlag|priceAdjustedFlag)$\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"fundamental\":{\"additionalProperties\":false,\"minProperties\":11,\"patternProperties\":{\"^(change(Pct)?|div(Yield|idend)|eps|lastTrade|marketCap|peRatio)$\":{\"$ref\":\"#/$defs/a\"},\"^(quoteStatus|week52Range)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"optionsWatch\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(ask|bid|lastTrade|premium)$\":{\"$ref\":\"#/$defs/a\"},\"^(baseSymbolAndPrice|quoteStatus)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"performance\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(change(Pct)?|daysGain|lastTrade|marketValue|totalGain(Pct)?)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"},\"quoteStatus\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"positionId\":{\"type\":\"integer\"},\"positionLot\":{\"items\":{\"additionalProperties\":false,\"minProperties\":26,\"patternProperties\":{\"^(a(djPrice|vailableQty)|commPerShare|daysGain(Pct)?|exchangeRate|feesPerShare|marketValue|originalQty|pr(emiumAdj|ice)|remainingQty|total(Cost(ForGainPct)?|Gain))$\":{\"$ref\":\"#/$defs/a\"},\"^(l(egNo|o(cationCode|tSourceCode))|orderNo|position(Id|LotId)|shortType|termCode)$\":{\"$ref\":\"#/$defs/d\"},\"^(paymentCurrency|settlementCurrency)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"acquiredDate\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":[\"array\",\"null\"]},\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"quantity\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"quick\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(annualTotalReturn|change(Pct)?|lastTrade|sevenDayCurrentYield|weightedAverageMaturity)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"},\"quoteStatus\":{\"$ref\":\"#/$defs/c\"},\"volume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":\"object\"},\"type\":\"array\"},\"pageNumber\":{\"type\":\"integer\"},\"totals\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(cashBalance|to(daysGainLoss(Pct)?|tal(GainLoss(Pct)?|MarketValue|PricePaid)))$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/d\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"count\":{\"description\":\"Positions per page (default 50).\",\"maximum\":65535,\"minimum\":1,\"type\":\"integer\"},\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"lots_required\":{\"description\":\"Include each position's lots (default false).\",\"type\":\"boolean\"},\"market_session\":{\"description\":\"Default REGULAR.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"page_number\":{\"description\":\"The page (1-based): the previous page's nextPageNo.\",\"maximum\":100000,\"minimum\":1,\"type\":\"integer\"},\"sort_by\":{\"description\":\"Sort column as E*TRADE names it, e.g. SYMBOL, QUANTITY, MARKET_VALUE, TOTAL_GAIN, TOTAL_GAIN_PCT, DAYS_GAIN, PCT_OF_PORTFOLIO, EXPIRATION (note its INSTRINIC_VALUE spelling).\",\"pattern\":\"^[A-Z0-9_]{2,21}$\",\"type\":\"string\"},\"sort_order\":{\"description\":\"Default DESC.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"totals_required\":{\"description\":\"Include portfolio totals (default false).\",\"type\":\"boolean\"},\"view\":{\"description\":\"The view each position carries (default QUICK).\",\"enum\":[\"QUICK\",\"PERFORMANCE\",\"FUNDAMENTAL\",\"OPTIONSWATCH\",\"COMPLETE\"],\"type\":\"string\"}},\"required\":[\"account_id_key\"],\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"integer\",\"null\"]},\"e\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"accountPortfolio\":{\"items\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(accountId|next)$\":{\"$ref\":\"#/$defs/c\"},\"^(nextPageNo|totalPages)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"position\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":38,\"patternProperties\":{\"^(accountId|lotsDetails|osiKey|position(Indicator|Type)|quote(Details|status)|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(adjPrevClose|c(hange(Pct)?|o(mmissions|stPerShare))|daysGain(Pct)?|marketValue|otherFees|p(ctOfPortfolio|rice(Paid)?)|to(day(Commissions|Fees|PricePaid|Quantity)|tal(Cost|Gain(Pct)?)))$\":{\"$ref\":\"#/$defs/a\"},\"^date(Acquired|TimeUTC)$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"complete\":{\"additionalProperties\":false,\"minProperties\":66,\"patternProperties\":{\"^(a(dj(LastTrade|Pr(evClose|ice))|nnualDividend|sk)|b(eta|id(AskSpread)?)|change(Pct)?|d(elta(52Wk(High|Low))?|iv(Yield|idend))|e(ps|stEarnings)|gamma|i(ntrinsicValue|vPct)|lastTrade|marketCap|op(en(Interest)?|tionMultiplier)|p(e(rform(1(2Month|Month)|3Month|6Month))?|r(e(mium|vClose)|ice))|rho|sv(1(0DaysAvg|MonAvg)|2(0DaysAvg|MonAvg)|3MonAvg|4MonAvg|6MonAvg)|theta|vega|week52(High|Low))$\":{\"$ref\":\"#/$defs/a\"},\"^(askSize|bidSize|daysToExpiration|prevDayVolume|tenDayVolume|volume)$\":{\"$ref\":\"#/$defs/d\"},\"^(baseSymbolAndPrice|cu(rrency|sip)|d(aysRange|eliverablesStr)|exchange|quoteStatus|symbolDescription|week52Range)$\":{\"$ref\":\"#/$defs/c\"},\"^(divPayDate|exDividendDate|lastTradeTime)$\":{\"$ref\":\"#/$defs/b\"},\"^(marginable|optionsAdjustedFlag|priceAdjustedFlag)$\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"fundamental\":{\"additionalProperties\":false,\"minProperties\":11,\"patternProperties\":{\"^(change(Pct)?|div(Yield|idend)|eps|lastTrade|marketCap|peRatio)$\":{\"$ref\":\"#/$defs/a\"},\"^(quoteStatus|week52Range)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"optionsWatch\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(ask|bid|lastTrade|premium)$\":{\"$ref\":\"#/$defs/a\"},\"^(baseSymbolAndPrice|quoteStatus)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"performance\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(change(Pct)?|daysGain|lastTrade|marketValue|totalGain(Pct)?)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"},\"quoteStatus\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"positionId\":{\"type\":\"integer\"},\"positionLot\":{\"items\":{\"additionalProperties\":false,\"minProperties\":26,\"patternProperties\":{\"^(a(djPrice|vailableQty)|commPerShare|daysGain(Pct)?|exchangeRate|feesPerShare|marketValue|originalQty|pr(emiumAdj|ice)|remainingQty|total(Cost(ForGainPct)?|Gain))$\":{\"$ref\":\"#/$defs/a\"},\"^(l(egNo|o(cationCode|tSourceCode))|orderNo|position(Id|LotId)|shortType|termCode)$\":{\"$ref\":\"#/$defs/d\"},\"^(paymentCurrency|settlementCurrency)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"acquiredDate\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":[\"array\",\"null\"]},\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"quantity\":{\"$ref\":\"#/$defs/e\"},\"quick\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(annualTotalReturn|change(Pct)?|lastTrade|sevenDayCurrentYield|weightedAverageMaturity)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"lastTradeTime\":{\"$ref\":\"#/$defs/b\"},\"quoteStatus\":{\"$ref\":\"#/$defs/c\"},\"volume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]}},\"type\":\"object\"},{\"additionalProperties\":false,\"patternProperties\":{\"^(marketValue|price(Paid)?|quantity|totalGain)$\":{\"$ref\":\"#/$defs/e\"},\"^(osiKey|positionType|symbol)$\":{\"type\":\"string\"}},\"properties\":{\"positionId\":{\"type\":\"integer\"}},\"type\":\"object\"}]},\"type\":\"array\"}},\"type\":\"object\"},\"type\":\"array\"},\"pageNumber\":{\"type\":\"integer\"},\"totals\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(cashBalance|to(daysGainLoss(Pct)?|tal(GainLoss(Pct)?|MarketValue|PricePaid)))$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/d\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::GET_PORTFOLIO_INPUT,
         error_codes: &[
             "invalid_input",
@@ -4064,13 +4351,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "Get position lots",
         group: "accounts",
         permission: "read",
-        description: "The tax lots of one position (positionId from get_portfolio): quantity, price, cost and gain per lot.",
+        description: "The tax lots of one position (positionId from get_portfolio): quantity, price, cost and gain per lot. Default answer under 75 KB; detail compact keeps the figures without nulls.",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"position_id\":{\"description\":\"positionId from get_portfolio.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"account_id_key\",\"position_id\"],\"type\":\"object\"}",
-        output_schema: "{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"positionLot\":{\"items\":{\"additionalProperties\":false,\"minProperties\":26,\"patternProperties\":{\"^(a(djPrice|vailableQty)|commPerShare|daysGain(Pct)?|exchangeRate|feesPerShare|marketValue|originalQty|pr(emiumAdj|ice)|remainingQty|total(Cost(ForGainPct)?|Gain))$\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"^(l(egNo|o(cationCode|tSourceCode))|orderNo|position(Id|LotId)|shortType|termCode)$\":{\"type\":[\"integer\",\"null\"]},\"^(paymentCurrency|settlementCurrency)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"acquiredDate\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"shortType\":{\"type\":[\"integer\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"position_id\":{\"description\":\"positionId from get_portfolio.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"account_id_key\",\"position_id\"],\"type\":\"object\"}",
+        output_schema: "{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"positionLot\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":26,\"patternProperties\":{\"^(a(djPrice|vailableQty)|commPerShare|daysGain(Pct)?|exchangeRate|feesPerShare|marketValue|originalQty|pr(emiumAdj|ice)|remainingQty|total(Cost(ForGainPct)?|Gain))$\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"^(l(egNo|o(cationCode|tSourceCode))|orderNo|position(Id|LotId)|shortType|termCode)$\":{\"type\":[\"integer\",\"null\"]},\"^(paymentCurrency|settlementCurrency)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"acquiredDate\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"type\":\"object\"},{\"additionalProperties\":false,\"patternProperties\":{\"^(marketValue|price|remainingQty|total(Cost|Gain))$\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"^(positionLotId|termCode)$\":{\"type\":\"integer\"}},\"properties\":{\"acquiredDate\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":\"object\"}]},\"type\":\"array\"},\"shortType\":{\"type\":[\"integer\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::GET_POSITION_LOTS_INPUT,
         error_codes: &[
             "invalid_input",
@@ -4098,13 +4385,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "List transactions",
         group: "accounts",
         permission: "read",
-        description: "One page of an account's transactions (trades, dividends, transfers, fees), newest first by default, optionally between start_date and end_date. For the next page pass marker back with the same dates and sort order; the last page has marker null or is empty.",
+        description: "One page of an account's transactions (trades, dividends, transfers, fees), newest first by default, optionally between start_date and end_date. For the next page pass marker back with the same dates and sort order; the last page has marker null or is empty. Default answer under 75 KB. To scan many, detail compact (under 200 B a row); totals: summarize_transactions.",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"count\":{\"description\":\"Per page (default 50).\",\"maximum\":50,\"minimum\":1,\"type\":\"integer\"},\"end_date\":{\"description\":\"Latest date, not before start_date.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"marker\":{\"description\":\"The previous page's marker.\",\"maxLength\":512,\"minLength\":1,\"type\":\"string\"},\"sort_order\":{\"description\":\"By date; default DESC (newest first).\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"start_date\":{\"description\":\"Earliest date; E*TRADE keeps about two years.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"}},\"required\":[\"account_id_key\"],\"type\":\"object\"}",
-        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(marker|next|pageMarkers)$\":{\"type\":[\"string\",\"null\"]},\"^t(otalCount|ransactionCount)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"moreTransactions\":{\"type\":[\"boolean\",\"null\"]},\"transaction\":{\"items\":{\"additionalProperties\":false,\"minProperties\":14,\"patternProperties\":{\"^(accountId|de(scription2?|tailsURI)|instType|memo|storeId|transactionType)$\":{\"type\":[\"string\",\"null\"]},\"^(postDate|transactionDate)$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"amount\":{\"$ref\":\"#/$defs/a\"},\"brokerage\":{\"additionalProperties\":false,\"minProperties\":12,\"patternProperties\":{\"^(checkNo|displaySymbol|memo|orderNo|paymentCurrency|settlementCurrency|transactionType)$\":{\"type\":[\"string\",\"null\"]},\"^(fee|price|quantity)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"type\":[\"string\",\"null\"]},\"^expiry(Day|Month|Year)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"type\":[\"string\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"settlementDate\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"imageFlag\":{\"type\":[\"boolean\",\"null\"]},\"transactionId\":{\"type\":\"string\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"count\":{\"description\":\"Per page (default 50).\",\"maximum\":50,\"minimum\":1,\"type\":\"integer\"},\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"end_date\":{\"description\":\"Latest date, not before start_date.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"marker\":{\"description\":\"The previous page's marker.\",\"maxLength\":512,\"minLength\":1,\"type\":\"string\"},\"sort_order\":{\"description\":\"By date; default DESC (newest first).\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"start_date\":{\"description\":\"Earliest date; E*TRADE keeps about two years.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"}},\"required\":[\"account_id_key\"],\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(marker|next|pageMarkers)$\":{\"type\":[\"string\",\"null\"]},\"^t(otalCount|ransactionCount)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"moreTransactions\":{\"type\":[\"boolean\",\"null\"]},\"transaction\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":14,\"patternProperties\":{\"^(accountId|de(scription2?|tailsURI)|instType|memo|storeId|transactionType)$\":{\"type\":[\"string\",\"null\"]},\"^(postDate|transactionDate)$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"amount\":{\"$ref\":\"#/$defs/a\"},\"brokerage\":{\"additionalProperties\":false,\"minProperties\":12,\"patternProperties\":{\"^(checkNo|displaySymbol|memo|orderNo|paymentCurrency|settlementCurrency|transactionType)$\":{\"type\":[\"string\",\"null\"]},\"^(fee|price|quantity)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"type\":[\"string\",\"null\"]},\"^expiry(Day|Month|Year)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"type\":[\"string\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"settlementDate\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"imageFlag\":{\"type\":[\"boolean\",\"null\"]},\"transactionId\":{\"type\":\"string\"}},\"type\":\"object\"},{\"additionalProperties\":false,\"patternProperties\":{\"^(amount|fee|price|quantity)$\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"^(symbol|transaction(Id|Type))$\":{\"type\":\"string\"}},\"properties\":{\"transactionDate\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":\"object\"}]},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::LIST_TRANSACTIONS_INPUT,
         error_codes: &[
             "invalid_input",
@@ -4198,13 +4485,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "Get quotes",
         group: "market",
         permission: "read",
-        description: "Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, e.g. IBM:2027:1:15:CALL:200.000000 (the end of an option chain's quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted (broker_rejection with E*TRADE's code and messages, 1019 for an invalid symbol). Delayed without a market-data agreement.",
+        description: "Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, e.g. IBM:2027:1:15:CALL:200.000000 (the end of an option chain's quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted (broker_rejection with E*TRADE's code and messages, 1019 for an invalid symbol). Delayed without a market-data agreement. Default answer under 75 KB. For prices only, detail compact (under 200 B a quote).",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"detail_flag\":{\"description\":\"Which detail block to return (default ALL).\",\"enum\":[\"ALL\",\"FUNDAMENTAL\",\"INTRADAY\",\"OPTIONS\",\"WEEK_52\",\"MF_DETAIL\"],\"type\":\"string\"},\"override_symbol_count\":{\"description\":\"Allow 50 symbols.\",\"type\":\"boolean\"},\"require_earnings_date\":{\"description\":\"Fill all.nextEarningDate.\",\"type\":\"boolean\"},\"skip_mini_options_check\":{\"description\":\"Skip E*TRADE's extra mini-options lookup (hasMiniOptions is then not checked).\",\"type\":\"boolean\"},\"symbols\":{\"description\":\"At most 25, or 50 with override_symbol_count.\",\"items\":{\"description\":\"A symbol as E*TRADE quotes it: a stock or fund (IBM, BRK.B) or an option (IBM:2026:12:18:CALL:200).\",\"pattern\":\"^[A-Za-z0-9.:-]{1,40}$\",\"type\":\"string\"},\"maxItems\":50,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"symbols\"],\"type\":\"object\"}",
-        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"messages\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"quotes\":{\"items\":{\"additionalProperties\":false,\"minProperties\":16,\"patternProperties\":{\"^(ahFlag|dstFlag|hasMiniOptions)$\":{\"type\":[\"boolean\",\"null\"]},\"^(dateTime|errorMessage|quoteStatus|timeZone)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"all\":{\"additionalProperties\":false,\"minProperties\":70,\"patternProperties\":{\"^(a(nnualDividend|sk)|b(eta|id)|c(ashDeliverable|hangeClose(Percentage)?|ontractSize)|d(eclaredDividend|ividend)|e(ps|stEarnings)|high(52|Ask|Bid)?|intrinsicValue|l(astTrade|ow(52|Ask|Bid)?)|marketCap|op(en|tion(Multiplier|Previous(AskPrice|BidPrice)))|p(e|reviousClose)|sharesOutstanding|t(imePremium|odayClose)|yield)$\":{\"$ref\":\"#/$defs/a\"},\"^(a(skSize|verageVolume)|bidSize|daysToExpiration|marketClose(AskSize|BidSize|Volume)|numberOfTrades|openInterest|previousDayVolume|totalVolume|upc|volume10Day)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask(Exchange|Time)|bid(Exchange|Time)|companyName|dirLast|exchgLastTrade|fsi|nextEarningDate|o(ption(Style|Underlier(Exchange)?)|siKey)|primaryExchange|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(dividendPayableDate|ex(DividendDate|pirationDate)|timeOfLastTrade|week52(HiDate|LowDate))$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"adjustedFlag\":{\"type\":[\"boolean\",\"null\"]},\"extendedHourQuoteDetail\":{\"additionalProperties\":false,\"minProperties\":11,\"patternProperties\":{\"^(askSize|bidSize|volume)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask|bid|change|lastPrice|percentChange)$\":{\"$ref\":\"#/$defs/a\"},\"^(quoteStatus|timeZone)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"timeOfLastTrade\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"optionDeliverableList\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(deliverable(ExchangeCode|Symbol|TypeCode)|rootSymbol)$\":{\"$ref\":\"#/$defs/c\"},\"^deliverable(CILShares|StrikePercent|WholeShares)$\":{\"$ref\":\"#/$defs/a\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"dateTimeUTC\":{\"$ref\":\"#/$defs/b\"},\"fundamental\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(companyName|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(e(ps|stEarnings)|high52|l(astTrade|ow52))$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"intraday\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(ask|bid|changeClose(Percentage)?|high|l(astTrade|ow))$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"companyName\":{\"$ref\":\"#/$defs/c\"},\"totalVolume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"mutualFund\":{\"additionalProperties\":false,\"minProperties\":41,\"patternProperties\":{\"^(a(nnualTotalReturn|verageAnnualReturn(1(0Yr|Yr)|3Yr|5Yr|s))|changeClose(Percentage)?|grossExpenseRatio|high52|initialI(nvestment|raInvestment)|l(astTrade|ow52)|net(AssetValue|ExpenseRatio)|p(reviousClose|ublicOfferPrice)|quarterlySinceInception|s(evenDayCurrentYield|inceInception|ubsequentI(nvestment|raInvestment))|weightedAverageMaturity)$\":{\"$ref\":\"#/$defs/a\"},\"^(availability|cusip|e(arlyRedemptionFee|xchange(Code|Name))|fund(Family|Name)|morningStarCategory|s(alesCharge|ymbolDescription)|transactionFee)$\":{\"$ref\":\"#/$defs/c\"},\"^(fundInceptionDate|timeOfLastTrade|week52(HiDate|LowDate))$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"netAssets\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"asOfDate\":{\"$ref\":\"#/$defs/b\"},\"value\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"orderCutoffTime\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"option\":{\"additionalProperties\":false,\"minProperties\":17,\"patternProperties\":{\"^(askSize|bidSize|daysToExpiration|openInterest)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask|bid|contractSize|intrinsicValue|lastTrade|option(Multiplier|Previous(AskPrice|BidPrice))|timePremium)$\":{\"$ref\":\"#/$defs/a\"},\"^(companyName|osiKey|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"optionGreeks\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(delta|gamma|iv|rho|theta|vega)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"currentValue\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"source\":{\"enum\":[\"etrade\",\"etrade_sandbox\",\"simulated\"]},\"week52\":{\"additionalProperties\":false,\"minProperties\":8,\"patternProperties\":{\"^(companyName|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(high52|l(astTrade|ow52)|p(erf12Months|reviousClose))$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"totalVolume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"unquotedSymbols\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/d\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"detail_flag\":{\"description\":\"Which detail block to return (default ALL).\",\"enum\":[\"ALL\",\"FUNDAMENTAL\",\"INTRADAY\",\"OPTIONS\",\"WEEK_52\",\"MF_DETAIL\"],\"type\":\"string\"},\"override_symbol_count\":{\"description\":\"Allow 50 symbols.\",\"type\":\"boolean\"},\"require_earnings_date\":{\"description\":\"Fill all.nextEarningDate.\",\"type\":\"boolean\"},\"skip_mini_options_check\":{\"description\":\"Skip E*TRADE's extra mini-options lookup (hasMiniOptions is then not checked).\",\"type\":\"boolean\"},\"symbols\":{\"description\":\"At most 25, or 50 with override_symbol_count.\",\"items\":{\"description\":\"A symbol as E*TRADE quotes it: a stock or fund (IBM, BRK.B) or an option (IBM:2026:12:18:CALL:200).\",\"pattern\":\"^[A-Za-z0-9.:-]{1,40}$\",\"type\":\"string\"},\"maxItems\":50,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"symbols\"],\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"messages\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"quotes\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":16,\"patternProperties\":{\"^(ahFlag|dstFlag|hasMiniOptions)$\":{\"type\":[\"boolean\",\"null\"]},\"^(dateTime|errorMessage|quoteStatus|timeZone)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"all\":{\"additionalProperties\":false,\"minProperties\":70,\"patternProperties\":{\"^(a(nnualDividend|sk)|b(eta|id)|c(ashDeliverable|hangeClose(Percentage)?|ontractSize)|d(eclaredDividend|ividend)|e(ps|stEarnings)|high(52|Ask|Bid)?|intrinsicValue|l(astTrade|ow(52|Ask|Bid)?)|marketCap|op(en|tion(Multiplier|Previous(AskPrice|BidPrice)))|p(e|reviousClose)|sharesOutstanding|t(imePremium|odayClose)|yield)$\":{\"$ref\":\"#/$defs/a\"},\"^(a(skSize|verageVolume)|bidSize|daysToExpiration|marketClose(AskSize|BidSize|Volume)|numberOfTrades|openInterest|previousDayVolume|totalVolume|upc|volume10Day)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask(Exchange|Time)|bid(Exchange|Time)|companyName|dirLast|exchgLastTrade|fsi|nextEarningDate|o(ption(Style|Underlier(Exchange)?)|siKey)|primaryExchange|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(dividendPayableDate|ex(DividendDate|pirationDate)|timeOfLastTrade|week52(HiDate|LowDate))$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"adjustedFlag\":{\"type\":[\"boolean\",\"null\"]},\"extendedHourQuoteDetail\":{\"additionalProperties\":false,\"minProperties\":11,\"patternProperties\":{\"^(askSize|bidSize|volume)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask|bid|change|lastPrice|percentChange)$\":{\"$ref\":\"#/$defs/a\"},\"^(quoteStatus|timeZone)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"timeOfLastTrade\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"optionDeliverableList\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(deliverable(ExchangeCode|Symbol|TypeCode)|rootSymbol)$\":{\"$ref\":\"#/$defs/c\"},\"^deliverable(CILShares|StrikePercent|WholeShares)$\":{\"$ref\":\"#/$defs/a\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"dateTimeUTC\":{\"$ref\":\"#/$defs/b\"},\"fundamental\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(companyName|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(e(ps|stEarnings)|high52|l(astTrade|ow52))$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"intraday\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(ask|bid|changeClose(Percentage)?|high|l(astTrade|ow))$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"companyName\":{\"$ref\":\"#/$defs/c\"},\"totalVolume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"mutualFund\":{\"additionalProperties\":false,\"minProperties\":41,\"patternProperties\":{\"^(a(nnualTotalReturn|verageAnnualReturn(1(0Yr|Yr)|3Yr|5Yr|s))|changeClose(Percentage)?|grossExpenseRatio|high52|initialI(nvestment|raInvestment)|l(astTrade|ow52)|net(AssetValue|ExpenseRatio)|p(reviousClose|ublicOfferPrice)|quarterlySinceInception|s(evenDayCurrentYield|inceInception|ubsequentI(nvestment|raInvestment))|weightedAverageMaturity)$\":{\"$ref\":\"#/$defs/a\"},\"^(availability|cusip|e(arlyRedemptionFee|xchange(Code|Name))|fund(Family|Name)|morningStarCategory|s(alesCharge|ymbolDescription)|transactionFee)$\":{\"$ref\":\"#/$defs/c\"},\"^(fundInceptionDate|timeOfLastTrade|week52(HiDate|LowDate))$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"netAssets\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"asOfDate\":{\"$ref\":\"#/$defs/b\"},\"value\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"orderCutoffTime\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"option\":{\"additionalProperties\":false,\"minProperties\":17,\"patternProperties\":{\"^(askSize|bidSize|daysToExpiration|openInterest)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask|bid|contractSize|intrinsicValue|lastTrade|option(Multiplier|Previous(AskPrice|BidPrice))|timePremium)$\":{\"$ref\":\"#/$defs/a\"},\"^(companyName|osiKey|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"optionGreeks\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(delta|gamma|iv|rho|theta|vega)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"currentValue\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"source\":{\"enum\":[\"etrade\",\"etrade_sandbox\",\"simulated\"]},\"week52\":{\"additionalProperties\":false,\"minProperties\":8,\"patternProperties\":{\"^(companyName|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(high52|l(astTrade|ow52)|p(erf12Months|reviousClose))$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"totalVolume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]}},\"type\":\"object\"},{\"additionalProperties\":false,\"patternProperties\":{\"^(ask|bid|change(Pct)?|delta|iv|lastTrade)$\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"^(osiKey|quoteStatus|symbol)$\":{\"type\":\"string\"}},\"properties\":{\"volume\":{\"type\":\"integer\"}},\"type\":\"object\"}]},\"type\":\"array\"},\"unquotedSymbols\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/d\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::GET_QUOTES_INPUT,
         error_codes: &[
             "invalid_input",
@@ -4262,13 +4549,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "Get option chains",
         group: "market",
         permission: "read",
-        description: "One underlier's option chain for one expiry (the nearest if none is given): bid/ask, volume, open interest and greeks per call and put. By default the strikes near the money (price_type ATNM); no_of_strikes and strike_price_near set how many and around what price. Expiries come from get_option_expire_dates.",
+        description: "One underlier's option chain for one expiry (the nearest if none is given): bid/ask, volume, open interest and greeks per call and put. By default the strikes near the money (price_type ATNM); no_of_strikes and strike_price_near set how many and around what price. Expiries come from get_option_expire_dates. Default answer under 75 KB. For many strikes, detail compact (under 200 B a contract).",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"chain_type\":{\"description\":\"Default CALLPUT.\",\"enum\":[\"CALL\",\"PUT\",\"CALLPUT\"],\"type\":\"string\"},\"expiry_day\":{\"description\":\"Needs expiry_year and expiry_month; together a real date.\",\"maximum\":31,\"minimum\":1,\"type\":\"integer\"},\"expiry_month\":{\"description\":\"Needs expiry_year.\",\"maximum\":12,\"minimum\":1,\"type\":\"integer\"},\"expiry_year\":{\"maximum\":2100,\"minimum\":2000,\"type\":\"integer\"},\"include_weekly\":{\"description\":\"Include weekly expiries (default false).\",\"type\":\"boolean\"},\"no_of_strikes\":{\"description\":\"How many strikes.\",\"maximum\":200,\"minimum\":1,\"type\":\"integer\"},\"option_category\":{\"description\":\"Default STANDARD.\",\"enum\":[\"STANDARD\",\"ALL\",\"MINI\"],\"type\":\"string\"},\"price_type\":{\"description\":\"ATNM (at/near the money, default) or ALL strikes.\",\"enum\":[\"ATNM\",\"ALL\"],\"type\":\"string\"},\"skip_adjusted\":{\"description\":\"Skip adjusted (non-standard deliverable) options (default true).\",\"type\":\"boolean\"},\"strike_price_near\":{\"description\":\"Center the strikes around this price (default the last trade).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The underlier, e.g. IBM.\",\"pattern\":\"^[A-Za-z0-9.-]{1,12}$\",\"type\":\"string\"}},\"required\":[\"symbol\"],\"type\":\"object\"}",
-        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":5,\"properties\":{\"nearPrice\":{\"$ref\":\"#/$defs/a\"},\"optionPairs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(call|put)$\":{\"additionalProperties\":false,\"minProperties\":20,\"patternProperties\":{\"^(adjustedFlag|inTheMoney)$\":{\"type\":[\"boolean\",\"null\"]},\"^(askSize|bidSize|openInterest|volume)$\":{\"type\":[\"integer\",\"null\"]},\"^(ask|bid|lastPrice|netChange|strikePrice)$\":{\"$ref\":\"#/$defs/a\"},\"^(displaySymbol|o(ption(Category|RootSymbol|Type)|siKey)|quoteDetail|symbol)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"optionGreeks\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(delta|gamma|iv|rho|theta|vega)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"currentValue\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"timeStamp\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]}},\"properties\":{\"pairType\":{\"type\":[\"string\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"quoteType\":{\"type\":[\"string\",\"null\"]},\"selectedED\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(day|month|year)$\":{\"type\":[\"integer\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"timeStamp\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"chain_type\":{\"description\":\"Default CALLPUT.\",\"enum\":[\"CALL\",\"PUT\",\"CALLPUT\"],\"type\":\"string\"},\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"expiry_day\":{\"description\":\"Needs expiry_year and expiry_month; together a real date.\",\"maximum\":31,\"minimum\":1,\"type\":\"integer\"},\"expiry_month\":{\"description\":\"Needs expiry_year.\",\"maximum\":12,\"minimum\":1,\"type\":\"integer\"},\"expiry_year\":{\"maximum\":2100,\"minimum\":2000,\"type\":\"integer\"},\"include_weekly\":{\"description\":\"Include weekly expiries (default false).\",\"type\":\"boolean\"},\"no_of_strikes\":{\"description\":\"How many strikes.\",\"maximum\":200,\"minimum\":1,\"type\":\"integer\"},\"option_category\":{\"description\":\"Default STANDARD.\",\"enum\":[\"STANDARD\",\"ALL\",\"MINI\"],\"type\":\"string\"},\"price_type\":{\"description\":\"ATNM (at/near the money, default) or ALL strikes.\",\"enum\":[\"ATNM\",\"ALL\"],\"type\":\"string\"},\"skip_adjusted\":{\"description\":\"Skip adjusted (non-standard deliverable) options (default true).\",\"type\":\"boolean\"},\"strike_price_near\":{\"description\":\"Center the strikes around this price (default the last trade).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The underlier, e.g. IBM.\",\"pattern\":\"^[A-Za-z0-9.-]{1,12}$\",\"type\":\"string\"}},\"required\":[\"symbol\"],\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":5,\"properties\":{\"nearPrice\":{\"$ref\":\"#/$defs/a\"},\"optionPairs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(call|put)$\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":20,\"patternProperties\":{\"^(adjustedFlag|inTheMoney)$\":{\"type\":[\"boolean\",\"null\"]},\"^(askSize|bidSize|openInterest|volume)$\":{\"type\":[\"integer\",\"null\"]},\"^(ask|bid|lastPrice|netChange|strikePrice)$\":{\"$ref\":\"#/$defs/a\"},\"^(displaySymbol|o(ption(Category|RootSymbol|Type)|siKey)|quoteDetail|symbol)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"optionGreeks\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(delta|gamma|iv|rho|theta|vega)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"currentValue\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"timeStamp\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},{\"additionalProperties\":false,\"patternProperties\":{\"^(ask|bid|delta|iv|lastPrice|strikePrice)$\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"^(openInterest|volume)$\":{\"type\":\"integer\"}},\"properties\":{\"inTheMoney\":{\"type\":\"boolean\"},\"osiKey\":{\"type\":\"string\"}},\"type\":\"object\"}]}},\"properties\":{\"pairType\":{\"type\":[\"string\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"quoteType\":{\"type\":[\"string\",\"null\"]},\"selectedED\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(day|month|year)$\":{\"type\":[\"integer\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"timeStamp\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::GET_OPTION_CHAINS_INPUT,
         error_codes: &[
             "invalid_input",
@@ -4330,13 +4617,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "List orders",
         group: "orders",
         permission: "read",
-        description: "One page of an account's orders, newest first, with details, legs, fills (averageExecutionPrice) and events. For the next page pass data.marker back as marker; null means the last page. Filter by status, dates (from_date with to_date, within two years), symbols, security type, transaction type or session. No matching orders: an empty list.",
+        description: "One page of an account's orders, newest first, with details, legs, fills (averageExecutionPrice) and events. For the next page pass data.marker back as marker; null means the last page. Filter by status, dates (from_date with to_date, within two years), symbols, security type, transaction type or session. No matching orders: an empty list. Default page (15) under 75 KB. To scan many, detail compact (first leg; under 200 B an order).",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"count\":{\"description\":\"Page size (default 25).\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"from_date\":{\"description\":\"First day (US Eastern), within two years; needs to_date.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"marker\":{\"description\":\"The previous page's data.marker.\",\"maxLength\":1000,\"minLength\":1,\"type\":\"string\"},\"market_session\":{\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\",\"MF\",\"MMF\"],\"type\":\"string\"},\"status\":{\"enum\":[\"OPEN\",\"EXECUTED\",\"CANCELLED\",\"INDIVIDUAL_FILLS\",\"CANCEL_REQUESTED\",\"EXPIRED\",\"REJECTED\"],\"type\":\"string\"},\"symbol\":{\"description\":\"Only orders in these symbols.\",\"items\":{\"description\":\"A symbol as E*TRADE quotes it: a stock or fund (IBM, BRK.B) or an option (IBM:2026:12:18:CALL:200).\",\"pattern\":\"^[A-Za-z0-9.:-]{1,40}$\",\"type\":\"string\"},\"maxItems\":25,\"minItems\":1,\"type\":\"array\"},\"to_date\":{\"description\":\"Last day, after from_date (E*TRADE refuses equal dates: for one day's orders use the next day); needs from_date.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"transaction_type\":{\"enum\":[\"ATNM\",\"BUY\",\"SELL\",\"SELL_SHORT\",\"BUY_TO_COVER\",\"MF_EXCHANGE\"],\"type\":\"string\"}},\"required\":[\"account_id_key\"],\"type\":\"object\"}",
-        output_schema: "{\"$defs\":{\"a\":{\"items\":{\"additionalProperties\":false,\"minProperties\":19,\"patternProperties\":{\"^(a(sk|verageExecutionPrice)|bid|cancelQuantity|estimated(Commission|Fees)|filledQuantity|lastprice|orderedQuantity|quantity|reserveQuantity)$\":{\"$ref\":\"#/$defs/c\"},\"^(currency|mfTransaction|o(rderAction|siKey)|quantityType|symbolDescription)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/d\"},\"^expiry(Day|Month|Year)$\":{\"$ref\":\"#/$defs/e\"}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"reserveOrder\":{\"type\":[\"boolean\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"b\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":\"object\"},\"type\":\"array\"},\"c\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"string\",\"null\"]},\"e\":{\"type\":[\"integer\",\"null\"]},\"f\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(marker|next)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"messages\":{\"$ref\":\"#/$defs/b\"},\"orders\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(details|orderType)$\":{\"$ref\":\"#/$defs/d\"},\"^total(Commission|OrderValue)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"events\":{\"items\":{\"additionalProperties\":false,\"minProperties\":4,\"properties\":{\"dateTime\":{\"$ref\":\"#/$defs/f\"},\"instrument\":{\"$ref\":\"#/$defs/a\"},\"name\":{\"$ref\":\"#/$defs/d\"},\"orderNumber\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},\"type\":\"array\"},\"orderDetail\":{\"items\":{\"additionalProperties\":false,\"minProperties\":48,\"patternProperties\":{\"^(accountId|condition(FollowPrice|S(ecurityType|ymbol)|Type)|egQual|m(arketSession|fpriceType)|o(ffsetType|rderTerm)|p(ositionQuantity|r(eClearanceCode|ice(Type|Value)))|r(atio|eInvestOption|outingDestination)|status)$\":{\"$ref\":\"#/$defs/d\"},\"^(bracketedLimitPrice|conditionPrice|estimated(Commission|Fees|TotalAmount)|in(itialStopPrice|vestmentAmount)|limitPrice|net(Ask|Bid|Price)|o(ffsetValue|rderValue)|stop(LimitPrice|Price)|tr(ailPrice|iggerPrice))$\":{\"$ref\":\"#/$defs/c\"},\"^(executedTime|p(lacedTime|reviewTime))$\":{\"$ref\":\"#/$defs/f\"},\"^(gcd|o(rderNumber|verrideRestrictedCd)|previewId|replace(dByOrderId|sOrderId))$\":{\"$ref\":\"#/$defs/e\"},\"^a(ipFlag|llOrNone)$\":{\"type\":[\"boolean\",\"null\"]}},\"properties\":{\"instrument\":{\"$ref\":\"#/$defs/a\"},\"messages\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"},\"orderId\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/e\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"count\":{\"description\":\"Page size (default 15).\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"from_date\":{\"description\":\"First day (US Eastern), within two years; needs to_date.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"marker\":{\"description\":\"The previous page's data.marker.\",\"maxLength\":1000,\"minLength\":1,\"type\":\"string\"},\"market_session\":{\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\",\"MF\",\"MMF\"],\"type\":\"string\"},\"status\":{\"enum\":[\"OPEN\",\"EXECUTED\",\"CANCELLED\",\"INDIVIDUAL_FILLS\",\"CANCEL_REQUESTED\",\"EXPIRED\",\"REJECTED\"],\"type\":\"string\"},\"symbol\":{\"description\":\"Only orders in these symbols.\",\"items\":{\"description\":\"A symbol as E*TRADE quotes it: a stock or fund (IBM, BRK.B) or an option (IBM:2026:12:18:CALL:200).\",\"pattern\":\"^[A-Za-z0-9.:-]{1,40}$\",\"type\":\"string\"},\"maxItems\":25,\"minItems\":1,\"type\":\"array\"},\"to_date\":{\"description\":\"Last day, after from_date (E*TRADE refuses equal dates: for one day's orders use the next day); needs from_date.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"transaction_type\":{\"enum\":[\"ATNM\",\"BUY\",\"SELL\",\"SELL_SHORT\",\"BUY_TO_COVER\",\"MF_EXCHANGE\"],\"type\":\"string\"}},\"required\":[\"account_id_key\"],\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"items\":{\"additionalProperties\":false,\"minProperties\":19,\"patternProperties\":{\"^(a(sk|verageExecutionPrice)|bid|cancelQuantity|estimated(Commission|Fees)|filledQuantity|lastprice|orderedQuantity|quantity|reserveQuantity)$\":{\"$ref\":\"#/$defs/c\"},\"^(currency|mfTransaction|o(rderAction|siKey)|quantityType|symbolDescription)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/d\"},\"^expiry(Day|Month|Year)$\":{\"$ref\":\"#/$defs/e\"}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"reserveOrder\":{\"type\":[\"boolean\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"b\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":\"object\"},\"type\":\"array\"},\"c\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"string\",\"null\"]},\"e\":{\"type\":[\"integer\",\"null\"]},\"f\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(marker|next)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"messages\":{\"$ref\":\"#/$defs/b\"},\"orders\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(details|orderType)$\":{\"$ref\":\"#/$defs/d\"},\"^total(Commission|OrderValue)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"events\":{\"items\":{\"additionalProperties\":false,\"minProperties\":4,\"properties\":{\"dateTime\":{\"$ref\":\"#/$defs/f\"},\"instrument\":{\"$ref\":\"#/$defs/a\"},\"name\":{\"$ref\":\"#/$defs/d\"},\"orderNumber\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},\"type\":\"array\"},\"orderDetail\":{\"items\":{\"additionalProperties\":false,\"minProperties\":48,\"patternProperties\":{\"^(accountId|condition(FollowPrice|S(ecurityType|ymbol)|Type)|egQual|m(arketSession|fpriceType)|o(ffsetType|rderTerm)|p(ositionQuantity|r(eClearanceCode|ice(Type|Value)))|r(atio|eInvestOption|outingDestination)|status)$\":{\"$ref\":\"#/$defs/d\"},\"^(bracketedLimitPrice|conditionPrice|estimated(Commission|Fees|TotalAmount)|in(itialStopPrice|vestmentAmount)|limitPrice|net(Ask|Bid|Price)|o(ffsetValue|rderValue)|stop(LimitPrice|Price)|tr(ailPrice|iggerPrice))$\":{\"$ref\":\"#/$defs/c\"},\"^(executedTime|p(lacedTime|reviewTime))$\":{\"$ref\":\"#/$defs/f\"},\"^(gcd|o(rderNumber|verrideRestrictedCd)|previewId|replace(dByOrderId|sOrderId))$\":{\"$ref\":\"#/$defs/e\"},\"^a(ipFlag|llOrNone)$\":{\"type\":[\"boolean\",\"null\"]}},\"properties\":{\"instrument\":{\"$ref\":\"#/$defs/a\"},\"messages\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"},\"orderId\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},{\"additionalProperties\":false,\"patternProperties\":{\"^(action|osiKey|priceType|s(tatus|ymbol))$\":{\"type\":\"string\"},\"^(fill(Price|ed)|limitPrice|quantity)$\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"}},\"properties\":{\"orderId\":{\"type\":\"integer\"}},\"type\":\"object\"}]},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/e\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::LIST_ORDERS_INPUT,
         error_codes: &[
             "invalid_input",
@@ -4362,13 +4649,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "List alerts",
         group: "alerts",
         permission: "read",
-        description: "The alert inbox, newest first by default, with totalAlerts (how many E*TRADE matched; more than returned means raise count or narrow the filters). An empty inbox is an empty list. Not available in paper (tool_not_available): alerts are E*TRADE's inbox.",
+        description: "The alert inbox, newest first by default, with totalAlerts (how many E*TRADE matched; more than returned means raise count or narrow the filters). An empty inbox is an empty list. Not available in paper (tool_not_available): alerts are E*TRADE's inbox. Default answer under 75 KB; detail compact drops nulls.",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"category\":{\"enum\":[\"STOCK\",\"ACCOUNT\"],\"type\":\"string\"},\"count\":{\"description\":\"At most this many alerts (default 25).\",\"maximum\":300,\"minimum\":1,\"type\":\"integer\"},\"direction\":{\"description\":\"Sort by creation time (default DESC).\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"search\":{\"description\":\"Only alerts whose subject contains this text.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"},\"status\":{\"description\":\"Default READ and UNREAD.\",\"enum\":[\"READ\",\"UNREAD\",\"DELETED\"],\"type\":\"string\"}},\"type\":\"object\"}",
-        output_schema: "{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"alerts\":{\"items\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^s(tatus|ubject)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"createTime\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"id\":{\"type\":\"integer\"}},\"type\":\"object\"},\"type\":\"array\"},\"totalAlerts\":{\"type\":[\"integer\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"category\":{\"enum\":[\"STOCK\",\"ACCOUNT\"],\"type\":\"string\"},\"count\":{\"description\":\"At most this many alerts (default 25).\",\"maximum\":300,\"minimum\":1,\"type\":\"integer\"},\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"direction\":{\"description\":\"Sort by creation time (default DESC).\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"search\":{\"description\":\"Only alerts whose subject contains this text.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"},\"status\":{\"description\":\"Default READ and UNREAD.\",\"enum\":[\"READ\",\"UNREAD\",\"DELETED\"],\"type\":\"string\"}},\"type\":\"object\"}",
+        output_schema: "{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"alerts\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^s(tatus|ubject)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"createTime\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"id\":{\"type\":\"integer\"}},\"type\":\"object\"},{\"additionalProperties\":false,\"patternProperties\":{\"^s(tatus|ubject)$\":{\"type\":\"string\"}},\"properties\":{\"createTime\":{\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"type\":\"object\"}]},\"type\":\"array\"},\"totalAlerts\":{\"type\":[\"integer\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::LIST_ALERTS_INPUT,
         error_codes: &[
             "invalid_input",
@@ -4630,13 +4917,13 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "List the order journal",
         group: "orders",
         permission: "read",
-        description: "This server's journal of every mutation it sent (place, cancel, change, alert deletion) and every stored preview in this environment and profile, newest first: the intent (written before sending), the outcome (succeeded, failed, uncertain, or pending if a server stopped mid-call) and, for uncertain ones, the reconciliation against E*TRADE's order list (found, not_found, unknown), which this call does for any not yet done. Next page: before = data.next_before. Local, plus one order-list read per entry reconciled.",
+        description: "This server's journal of every mutation it sent (place, cancel, change, alert deletion) and every stored preview in this environment and profile, newest first: the intent (written before sending), the outcome (succeeded, failed, uncertain, or pending if a server stopped mid-call) and, for uncertain ones, the reconciliation against E*TRADE's order list (found, not_found, unknown), which this call does for any not yet done. Next page: before = data.next_before. Local, plus one order-list read per entry reconciled. Default answer under 75 KB. To scan many, detail compact (first leg; under 200 B an entry).",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: false,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"before\":{\"description\":\"Only entries older than this id (data.next_before of the previous page).\",\"minimum\":1,\"type\":\"integer\"},\"limit\":{\"description\":\"Page size (default 20).\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"}},\"type\":\"object\"}",
-        output_schema: "{\"$defs\":{\"a\":{\"format\":\"date-time\",\"type\":\"string\"},\"b\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"entries\":{\"items\":{\"additionalProperties\":false,\"minProperties\":14,\"patternProperties\":{\"^(account_id_key|client_order_id|preview_id)$\":{\"type\":[\"string\",\"null\"]},\"^(environment|profile)$\":{\"type\":\"string\"}},\"properties\":{\"alert_ids\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"approval\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"at\":{\"$ref\":\"#/$defs/a\"},\"channel\":{\"enum\":[\"elicitation\",\"terminal\",\"page\",\"app\"]},\"decision\":{\"enum\":[\"approved\",\"rejected\"]}},\"type\":[\"object\",\"null\"]},\"id\":{\"type\":\"integer\"},\"intent_at\":{\"$ref\":\"#/$defs/a\"},\"kind\":{\"enum\":[\"preview_order\",\"preview_change_order\",\"place_order\",\"cancel_order\",\"place_change_order\",\"delete_alerts\"]},\"order\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(estimated_notional|limit_price|stop_price)$\":{\"$ref\":\"#/$defs/b\"},\"^(market_session|order_t(erm|ype)|price_type)$\":{\"type\":\"string\"}},\"properties\":{\"all_or_none\":{\"type\":\"boolean\"},\"legs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(order_action|s(ecurity_type|ymbol))$\":{\"type\":\"string\"}},\"properties\":{\"call_put\":{\"type\":[\"string\",\"null\"]},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":[\"string\",\"null\"]},\"quantity\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"strike_price\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"outcome\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(code|reason)$\":{\"type\":[\"string\",\"null\"]},\"^(deleted_alert_ids|failed_alert_ids)$\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"}},\"properties\":{\"at\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"order_id\":{\"$ref\":\"#/$defs/c\"},\"status\":{\"enum\":[\"pending\",\"succeeded\",\"failed\",\"uncertain\"]}},\"type\":\"object\"},\"reconciliation\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(note|order_status)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"at\":{\"$ref\":\"#/$defs/a\"},\"order_id\":{\"$ref\":\"#/$defs/c\"},\"status\":{\"enum\":[\"found\",\"not_found\",\"unknown\"]}},\"type\":[\"object\",\"null\"]},\"target_order_id\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"next_before\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/c\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"$ref\":\"#/$defs/a\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"before\":{\"description\":\"Only entries older than this id (data.next_before of the previous page).\",\"minimum\":1,\"type\":\"integer\"},\"detail\":{\"enum\":[\"compact\",\"full\"],\"type\":\"string\"},\"limit\":{\"description\":\"Page size (default 20).\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"}},\"type\":\"object\"}",
+        output_schema: "{\"$defs\":{\"a\":{\"enum\":[\"preview_order\",\"preview_change_order\",\"place_order\",\"cancel_order\",\"place_change_order\",\"delete_alerts\"]},\"b\":{\"format\":\"date-time\",\"type\":\"string\"},\"c\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"d\":{\"enum\":[\"pending\",\"succeeded\",\"failed\",\"uncertain\"]},\"e\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":\"string\"},\"f\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"entries\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"minProperties\":14,\"patternProperties\":{\"^(account_id_key|client_order_id|preview_id)$\":{\"type\":[\"string\",\"null\"]},\"^(environment|profile)$\":{\"type\":\"string\"}},\"properties\":{\"alert_ids\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"approval\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"at\":{\"$ref\":\"#/$defs/b\"},\"channel\":{\"enum\":[\"elicitation\",\"terminal\",\"page\",\"app\"]},\"decision\":{\"enum\":[\"approved\",\"rejected\"]}},\"type\":[\"object\",\"null\"]},\"id\":{\"type\":\"integer\"},\"intent_at\":{\"$ref\":\"#/$defs/b\"},\"kind\":{\"$ref\":\"#/$defs/a\"},\"order\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(estimated_notional|limit_price|stop_price)$\":{\"$ref\":\"#/$defs/c\"},\"^(market_session|order_t(erm|ype)|price_type)$\":{\"type\":\"string\"}},\"properties\":{\"all_or_none\":{\"type\":\"boolean\"},\"legs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(order_action|s(ecurity_type|ymbol))$\":{\"type\":\"string\"}},\"properties\":{\"call_put\":{\"type\":[\"string\",\"null\"]},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":[\"string\",\"null\"]},\"quantity\":{\"$ref\":\"#/$defs/e\"},\"strike_price\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"outcome\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(code|reason)$\":{\"type\":[\"string\",\"null\"]},\"^(deleted_alert_ids|failed_alert_ids)$\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"}},\"properties\":{\"at\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"order_id\":{\"$ref\":\"#/$defs/f\"},\"status\":{\"$ref\":\"#/$defs/d\"}},\"type\":\"object\"},\"reconciliation\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(note|order_status)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"at\":{\"$ref\":\"#/$defs/b\"},\"order_id\":{\"$ref\":\"#/$defs/f\"},\"status\":{\"enum\":[\"found\",\"not_found\",\"unknown\"]}},\"type\":[\"object\",\"null\"]},\"target_order_id\":{\"$ref\":\"#/$defs/f\"}},\"type\":\"object\"},{\"additionalProperties\":false,\"patternProperties\":{\"^(id|order_id|target_order_id)$\":{\"type\":\"integer\"},\"^(limit_price|quantity)$\":{\"$ref\":\"#/$defs/e\"},\"^(order_action|price_type|symbol)$\":{\"type\":\"string\"}},\"properties\":{\"intent_at\":{\"$ref\":\"#/$defs/b\"},\"kind\":{\"$ref\":\"#/$defs/a\"},\"outcome\":{\"$ref\":\"#/$defs/d\"},\"reconciliation\":{\"enum\":[\"found\",\"not_found\",\"unknown\"]}},\"type\":\"object\"}]},\"type\":\"array\"},\"next_before\":{\"$ref\":\"#/$defs/f\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/f\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"$ref\":\"#/$defs/b\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::LIST_ORDER_JOURNAL_INPUT,
         error_codes: &["invalid_input", "tool_not_available", "internal_error"],
         endpoint: ::core::option::Option::None,
@@ -5129,7 +5416,17 @@ impl ListOrdersInput {
         ::runtime::__codegen::EtradeRequest::read(::runtime::__codegen::Endpoint::Orders)
             .at("accountIdKey", self.account_id_key.clone())
             .with_opt("marker", self.marker.clone())
-            .with_opt("count", self.count)
+            .with(
+                "count",
+                match &self.count {
+                    ::core::option::Option::Some(v) => {
+                        ::runtime::__codegen::Param::from(*v)
+                    }
+                    ::core::option::Option::None => {
+                        ::runtime::__codegen::Param::from("15")
+                    }
+                },
+            )
             .with_opt("status", self.status.map(|v| v.as_str()))
             .with_opt("fromDate", self.from_date)
             .with_opt("toDate", self.to_date)
@@ -5280,7 +5577,7 @@ pub trait OrdersHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
         >,
     > + ::core::marker::Send;
 
-    /// `list_order_journal` (read permission): This server's journal of every mutation it sent (place, cancel, change, alert deletion) and every stored preview in this environment and profile, newest first: the intent (written before sending), the outcome (succeeded, failed, uncertain, or pending if a server stopped mid-call) and, for uncertain ones, the reconciliation against E*TRADE's order list (found, not_found, unknown), which this call does for any not yet done. Next page: before = data.next_before. Local, plus one order-list read per entry reconciled.
+    /// `list_order_journal` (read permission): This server's journal of every mutation it sent (place, cancel, change, alert deletion) and every stored preview in this environment and profile, newest first: the intent (written before sending), the outcome (succeeded, failed, uncertain, or pending if a server stopped mid-call) and, for uncertain ones, the reconciliation against E*TRADE's order list (found, not_found, unknown), which this call does for any not yet done. Next page: before = data.next_before. Local, plus one order-list read per entry reconciled. Default answer under 75 KB. To scan many, detail compact (first leg; under 200 B an entry).
     fn list_order_journal(
         &self,
         ctx: &::runtime::__codegen::CallContext,
@@ -5428,12 +5725,23 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_get_portfolio(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::read::<
                                     ::runtime::__codegen::answers::PortfolioPage,
                                 >(self.0.broker(), &input.broker_request())
-                                    .await,
-                            )
+                                    .await;
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_GET_PORTFOLIO,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -5445,12 +5753,23 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_get_position_lots(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::read::<
                                     ::runtime::__codegen::answers::PositionLots,
                                 >(self.0.broker(), &input.broker_request())
-                                    .await,
-                            )
+                                    .await;
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_GET_POSITION_LOTS,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -5462,12 +5781,23 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_list_transactions(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::read::<
                                     ::runtime::__codegen::answers::TransactionPage,
                                 >(self.0.broker(), &input.broker_request())
-                                    .await,
-                            )
+                                    .await;
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_LIST_TRANSACTIONS,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -5512,12 +5842,23 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_get_quotes(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::read::<
                                     ::runtime::__codegen::answers::QuoteList,
                                 >(self.0.broker(), &input.broker_request())
-                                    .await,
-                            )
+                                    .await;
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_GET_QUOTES,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -5546,12 +5887,23 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_get_option_chains(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::read::<
                                     ::runtime::__codegen::answers::OptionChain,
                                 >(self.0.broker(), &input.broker_request())
-                                    .await,
-                            )
+                                    .await;
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_GET_OPTION_CHAINS,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -5580,12 +5932,23 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_list_orders(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::read::<
                                     ::runtime::__codegen::answers::OrderList,
                                 >(self.0.broker(), &input.broker_request())
-                                    .await,
-                            )
+                                    .await;
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_LIST_ORDERS,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -5597,12 +5960,23 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_list_alerts(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::read::<
                                     ::runtime::__codegen::answers::AlertList,
                                 >(self.0.broker(), &input.broker_request())
-                                    .await,
-                            )
+                                    .await;
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_LIST_ALERTS,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))
@@ -5727,11 +6101,22 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                 ::std::boxed::Box::pin(async move {
                     match parse_list_order_journal(args) {
                         ::core::result::Result::Ok(input) => {
-                            ::core::option::Option::Some(
-                                ::runtime::__codegen::output(
+                            ::core::option::Option::Some({
+                                let compact = input
+                                    .detail
+                                    .is_some_and(|d| d.as_str() == "compact");
+                                let result = ::runtime::__codegen::output(
                                     self.0.list_order_journal(ctx, input).await,
-                                ),
-                            )
+                                );
+                                if compact {
+                                    ::runtime::__codegen::compact(
+                                        result,
+                                        &schema::COMPACT_LIST_ORDER_JOURNAL,
+                                    )
+                                } else {
+                                    result
+                                }
+                            })
                         }
                         ::core::result::Result::Err(e) => {
                             ::core::option::Option::Some(::core::result::Result::Err(e))

@@ -198,7 +198,9 @@ pub fn check(
     }
     if generated_handler {
         for f in &input.fields {
-            if !used.contains(&f.name) {
+            // `detail` chooses the answer's projection here; E*TRADE never sees it.
+            let local = t.compact.is_some() && f.name == ir::DETAIL_FIELD;
+            if !used.contains(&f.name) && !local {
                 d.at(
                     &b.endpoint,
                     format!(

@@ -283,6 +283,19 @@ fn check_tool(
     let input = ctx.root(&t.input, &format!("{}Input", pascal(name)), Side::Input);
     let output = ctx.root(&t.output, &format!("{}Output", pascal(name)), Side::Output);
     let binding = crate::binding::check(t, &input, endpoints, d);
+    let compact = t
+        .compact
+        .as_ref()
+        .and_then(|c| crate::compact::check(c, &input, &output, d));
+    if t.compact.is_none() && input.fields.iter().any(|f| f.name == ir::DETAIL_FIELD) {
+        d.at(
+            &t.input,
+            format!(
+                "input field `{}` chooses a compact projection: the tool needs `compact:`",
+                ir::DETAIL_FIELD
+            ),
+        );
+    }
 
     let mut invalid_examples = Vec::new();
     for ex in &t.examples.invalid {
@@ -338,6 +351,7 @@ fn check_tool(
         binding,
         limits,
         ui: None,
+        compact,
     }
 }
 

@@ -96,6 +96,31 @@ fn tool_section(s: &mut String, t: &Tool) {
             .collect();
         let _ = writeln!(s, "- Limits: {}", limits.join(", "));
     }
+    if let Some(c) = &t.compact {
+        let rows: Vec<String> = c
+            .rows
+            .iter()
+            .map(|r| format!("`{}`", r.join(".")))
+            .collect();
+        let keys: Vec<String> = c
+            .fields
+            .iter()
+            .map(|f| {
+                let from: Vec<String> = f.paths.iter().map(|p| p.join(".")).collect();
+                if from.len() == 1 && from[0] == f.name {
+                    format!("`{}`", f.name)
+                } else {
+                    format!("`{}` (from `{}`)", f.name, from.join("` or `"))
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "- Compact rows (`detail: compact`) at {}: {}; a null is left out",
+            rows.join(" and "),
+            keys.join(", ")
+        );
+    }
     let _ = writeln!(
         s,
         "- Schemas: [input](../schemas/{0}.input.json), [output](../schemas/{0}.output.json)\n",

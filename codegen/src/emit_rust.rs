@@ -124,6 +124,25 @@ pub fn tools_rs(catalog: &Catalog) -> String {
             }
             _ => quote! { ::runtime::__codegen::output(self.0.#m(ctx, input).await) },
         };
+        let call = match &t.compact {
+            Some(_) => {
+                let detail = field_ident(crate::ir::DETAIL_FIELD);
+                let compact = crate::ir::DETAIL_COMPACT;
+                let table = format_ident!("COMPACT_{}", t.name.to_ascii_uppercase());
+                quote! {
+                    {
+                        let compact = input.#detail.is_some_and(|d| d.as_str() == #compact);
+                        let result = #call;
+                        if compact {
+                            ::runtime::__codegen::compact(result, &schema::#table)
+                        } else {
+                            result
+                        }
+                    }
+                }
+            }
+            None => call,
+        };
         quote! {
             #name => ::std::boxed::Box::pin(async move {
                 match #p(args) {
@@ -138,15 +157,30 @@ pub fn tools_rs(catalog: &Catalog) -> String {
         }
     });
 
+    let compactions = catalog.tools.iter().filter_map(|t| {
+        let c = t.compact.as_ref()?;
+        let table = format_ident!("COMPACT_{}", t.name.to_ascii_uppercase());
+        let d = doc(&format!(
+            "What `{}` keeps of each row when `detail` is `compact`.",
+            t.name
+        ));
+        let value = crate::compact::table(c);
+        Some(quote! {
+            #d
+            pub static #table: ::runtime::__codegen::Compaction = #value;
+        })
+    });
     let apps = apps(catalog);
     let file = quote! {
         #(#type_items)*
 
         #apps
 
-        /// Static schema tables interpreted by the runtime's validator.
+        /// Static schema tables interpreted by the runtime's validator, and the list tools'
+        /// compact projections.
         pub mod schema {
             #(#schemas)*
+            #(#compactions)*
         }
 
         /// Every tool in the catalog, in spec order.

@@ -87,6 +87,30 @@ pub struct Tool {
     /// `limits:` in spec order: snake_case name, value ≥ 1.
     pub limits: Vec<(String, u32)>,
     pub ui: Option<Ui>,
+    /// The compact projection the `detail` input field chooses, for list tools.
+    pub compact: Option<Compact>,
+}
+
+/// The input field that chooses between full and compact rows, and its compact value.
+pub const DETAIL_FIELD: &str = "detail";
+pub const DETAIL_COMPACT: &str = "compact";
+
+/// A list tool's compact rows: where they are in `data` and what each keeps.
+#[derive(Debug, Clone)]
+pub struct Compact {
+    /// Key paths from `data` to the rows; arrays on the way are walked element by element.
+    pub rows: Vec<Vec<String>>,
+    pub fields: Vec<CompactField>,
+}
+
+/// One key of a compact row: its value is the full row's at the first of `paths` (array
+/// indices as digits) that holds one, left out when none does.
+#[derive(Debug, Clone)]
+pub struct CompactField {
+    pub name: String,
+    pub paths: Vec<Vec<String>>,
+    /// The full row's field there, without its nullability.
+    pub node: TyNode,
 }
 
 /// A checked broker binding: the runtime endpoint and how each input field is sent.

@@ -13,7 +13,7 @@
 //! Schema validator (Ajv in the TypeScript SDK, `jsonschema` in the Python SDK and here), and
 //! those resolve local references; a subschema used several times is then sent once.
 
-use crate::ir::{Catalog, DATE_PATTERN, DECIMAL_PATTERN, Object, Tool, Ty, TyNode};
+use crate::ir::{Catalog, Compact, DATE_PATTERN, DECIMAL_PATTERN, Object, Tool, Ty, TyNode};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,7 +51,13 @@ pub fn output_schema(catalog: &Catalog, tool: &Tool) -> Value {
 /// The whole `{data, error, meta}` envelope, so success and failure results both validate;
 /// with the spec's descriptions, for people.
 pub fn documented_output_schema(catalog: &Catalog, tool: &Tool) -> Value {
-    let data = object(&tool.output, Side::Output);
+    let mut data = object(&tool.output, Side::Output);
+    if let Some(c) = &tool.compact {
+        let row = compact_row(c);
+        for path in &c.rows {
+            offer_compact_rows(&mut data, path, &row);
+        }
+    }
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -62,6 +68,40 @@ pub fn documented_output_schema(catalog: &Catalog, tool: &Tool) -> Value {
             "meta": meta_schema(),
         }
     })
+}
+
+/// A compact row (`detail: compact`): the listed keys with the full row's types, each left
+/// out rather than null.
+fn compact_row(c: &Compact) -> Value {
+    let mut props = Map::new();
+    for f in &c.fields {
+        props.insert(f.name.clone(), node(&f.node, Side::Output));
+    }
+    json!({
+        "type": "object",
+        "description": "A compact row (detail: compact): null values are left out.",
+        "properties": props,
+        "additionalProperties": false,
+    })
+}
+
+/// The rows at `path` (arrays walked into their items) may be full or compact.
+fn offer_compact_rows(schema: &mut Value, path: &[String], row: &Value) {
+    let mut at = schema;
+    for key in path {
+        let Some(next) = at.pointer_mut(&format!("/properties/{key}")) else {
+            return;
+        };
+        at = next;
+        while at.get("items").is_some() {
+            let Some(items) = at.get_mut("items") else {
+                return;
+            };
+            at = items;
+        }
+    }
+    let full = at.take();
+    *at = json!({ "anyOf": [full, row] });
 }
 
 fn error_schema(catalog: &Catalog, tool: &Tool) -> Value {

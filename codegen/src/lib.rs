@@ -7,6 +7,7 @@
 pub mod apps;
 pub mod binding;
 pub mod check;
+pub mod compact;
 pub mod diagnostics;
 pub mod emit_docs;
 pub mod emit_endpoints;

@@ -80,6 +80,21 @@ pub struct ToolDef {
     pub limits: OrderedMap<S<u32>>,
     /// The tool's MCP App (extension `io.modelcontextprotocol/ui`), or its visibility.
     pub ui: Option<S<UiDef>>,
+    /// A list tool's compact projection, chosen by its `detail` input field.
+    pub compact: Option<S<CompactDef>>,
+}
+
+/// `compact:` on a list tool: where its rows are and what a compact row keeps.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactDef {
+    /// Dotted paths from `data` to the rows (an array's elements are walked through), e.g.
+    /// `accountPortfolio.position` or `optionPairs.call`.
+    pub rows: Vec<S<String>>,
+    /// Each compact key and the dotted path in the full row it takes its value from (an
+    /// array needs an index: `orderDetail.0.status`); `a.x|b.x` takes the first that is not
+    /// null (a quote's block depends on detail_flag). Null values are left out.
+    pub fields: OrderedMap<S<String>>,
 }
 
 /// `ui:` on a tool: the app a host renders beside its result, and who may call it.

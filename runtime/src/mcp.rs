@@ -5,6 +5,7 @@ pub mod approval_page;
 pub mod apps;
 pub mod ask;
 pub mod catalog;
+pub mod compact;
 pub mod dispatch;
 pub mod http;
 pub mod http_sessions;

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod answer_sizes;
 mod paper_cli;
 mod paper_crash;
 mod paper_live_quotes;

@@ -8,6 +8,7 @@ mod common;
 
 mod account_summaries;
 mod catalog_reads;
+mod compact_rows;
 mod read_accounts_balances;
 mod read_accounts_list;
 mod read_accounts_portfolio;

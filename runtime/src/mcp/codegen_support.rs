@@ -12,6 +12,7 @@ pub use crate::etrade::{Endpoint, EtradeRequest, Param};
 pub use crate::mcp::catalog::{
     AppDescriptor, Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor,
 };
+pub use crate::mcp::compact::{Compaction, compact};
 pub use crate::mcp::dispatch::{BoxFuture, CallContext, JsonObject, ToolDispatch, ToolResult};
 pub use crate::mcp::reads::read;
 pub use crate::outputs;
