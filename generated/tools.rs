@@ -411,8 +411,12 @@ pub struct GetAlertDetailsInput {
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GetOptionChainsInput {
-    /// The underlier, e.g. IBM.
-    pub symbol: ::std::string::String,
+    /// The underlier, e.g. IBM; required unless osi is given.
+    #[serde(default)]
+    pub symbol: ::core::option::Option<::std::string::String>,
+    /// A contract's OSI symbol: the chain of its underlier and expiry, strikes centered on its strike unless strike_price_near says otherwise. Not with symbol or expiry_*.
+    #[serde(default)]
+    pub osi: ::core::option::Option<::std::string::String>,
     #[serde(default)]
     pub expiry_year: ::core::option::Option<i64>,
     /// Needs expiry_year.
@@ -1487,12 +1491,16 @@ const _: () = {
     );
 };
 
-/// One leg of a spread order.
+/// One leg of a spread order. An OPTN leg names its contract by osi, or by symbol, call_put, expiration and strike_price (not both).
 #[derive(Debug, Clone, PartialEq, ::serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OrderLeg {
-    /// The stock, or the option's underlying.
-    pub symbol: ::std::string::String,
+    /// The stock, or the option's underlying (an OPTN leg may give osi instead).
+    #[serde(default)]
+    pub symbol: ::core::option::Option<::std::string::String>,
+    /// OPTN leg: the contract as an OSI symbol, instead of symbol, call_put, expiration and strike_price.
+    #[serde(default)]
+    pub osi: ::core::option::Option<::std::string::String>,
     pub security_type: ::runtime::__codegen::vocabulary::SecurityType,
     #[serde(default)]
     pub call_put: ::core::option::Option<::runtime::__codegen::vocabulary::CallPut>,
@@ -1511,9 +1519,12 @@ pub struct OrderLeg {
 pub struct OrderRequest {
     /// E*TRADE's orderType.
     pub order_type: ::runtime::__codegen::vocabulary::OrderType,
-    /// EQ: the stock; OPTN: the underlying.
+    /// EQ: the stock; OPTN: the underlying (or give osi instead).
     #[serde(default)]
     pub symbol: ::core::option::Option<::std::string::String>,
+    /// OPTN only: the contract as an OSI symbol (e.g. an osiKey from a chain or position), instead of symbol, call_put, expiration and strike_price; giving both is refused.
+    #[serde(default)]
+    pub osi: ::core::option::Option<::std::string::String>,
     /// EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.
     #[serde(default)]
     pub order_action: ::core::option::Option<
@@ -1550,13 +1561,13 @@ pub struct OrderRequest {
     /// Your reference, 1-20 letters and digits, unique per account; generated when absent.
     #[serde(default)]
     pub client_order_id: ::core::option::Option<::std::string::String>,
-    /// OPTN only.
+    /// OPTN only, without osi.
     #[serde(default)]
     pub call_put: ::core::option::Option<::runtime::__codegen::vocabulary::CallPut>,
-    /// OPTN only: the expiration date, YYYY-MM-DD, not in the past.
+    /// OPTN only, without osi: the expiration date, YYYY-MM-DD, not in the past.
     #[serde(default)]
     pub expiration: ::core::option::Option<::runtime::__codegen::Date>,
-    /// OPTN only: the strike.
+    /// OPTN only, without osi: the strike.
     #[serde(default)]
     pub strike_price: ::core::option::Option<::runtime::__codegen::Decimal>,
     /// Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.
@@ -2105,12 +2116,28 @@ pub mod schema {
             ::runtime::__codegen::FieldSchema {
                 name: "symbol",
                 alias: ::core::option::Option::None,
-                required: true,
+                required: false,
                 ty: ::runtime::__codegen::TypeSchema {
                     kind: ::runtime::__codegen::TypeKind::String {
                         min_length: ::core::option::Option::Some(1),
                         max_length: ::core::option::Option::Some(12),
                         pattern: ::core::option::Option::Some("^[A-Za-z0-9.-]+$"),
+                        trim: false,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "osi",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::None,
+                        max_length: ::core::option::Option::None,
+                        pattern: ::core::option::Option::Some(
+                            "^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$",
+                        ),
                         trim: false,
                     },
                     nullable: false,
@@ -2259,6 +2286,40 @@ pub mod schema {
                 },
                 code: ::core::option::Option::None,
                 message: "The expiry year, month and day must form a real date.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(&["osi", "symbol"]),
+                code: ::core::option::Option::None,
+                message: "osi names the underlier and expiry; give it or symbol and expiry_*, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(
+                    &["osi", "expiry_year"],
+                ),
+                code: ::core::option::Option::None,
+                message: "osi names the underlier and expiry; give it or symbol and expiry_*, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(
+                    &["osi", "expiry_month"],
+                ),
+                code: ::core::option::Option::None,
+                message: "osi names the underlier and expiry; give it or symbol and expiry_*, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::None,
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(
+                    &["osi", "expiry_day"],
+                ),
+                code: ::core::option::Option::None,
+                message: "osi names the underlier and expiry; give it or symbol and expiry_*, not both.",
             },
         ],
         extension_fields: &[],
@@ -2576,7 +2637,7 @@ pub mod schema {
                                 min_length: ::core::option::Option::None,
                                 max_length: ::core::option::Option::None,
                                 pattern: ::core::option::Option::Some(
-                                    "^[A-Za-z0-9.:-]{1,40}$",
+                                    "^([A-Za-z0-9.:-]{1,40}|[A-Za-z][A-Za-z0-9]{0,5} {0,5}[0-9]{6}[CPcp][0-9]{8})$",
                                 ),
                                 trim: false,
                             },
@@ -3105,13 +3166,29 @@ pub mod schema {
             ::runtime::__codegen::FieldSchema {
                 name: "symbol",
                 alias: ::core::option::Option::None,
-                required: true,
+                required: false,
                 ty: ::runtime::__codegen::TypeSchema {
                     kind: ::runtime::__codegen::TypeKind::String {
                         min_length: ::core::option::Option::None,
                         max_length: ::core::option::Option::None,
                         pattern: ::core::option::Option::Some(
                             "^[A-Za-z][A-Za-z0-9.]{0,11}$",
+                        ),
+                        trim: false,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "osi",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::None,
+                        max_length: ::core::option::Option::None,
+                        pattern: ::core::option::Option::Some(
+                            "^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$",
                         ),
                         trim: false,
                     },
@@ -3198,28 +3275,59 @@ pub mod schema {
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
                     field: "security_type",
-                    one_of: &["OPTN"],
-                }),
-                unless: ::core::option::Option::None,
-                check: ::runtime::__codegen::RuleCheck::Conditional {
-                    require: &["call_put", "expiration", "strike_price"],
-                    forbid: &[],
-                },
-                code: ::core::option::Option::None,
-                message: "An OPTN leg needs call_put, expiration and strike_price.",
-            },
-            ::runtime::__codegen::RuleSchema {
-                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
-                    field: "security_type",
                     one_of: &["EQ"],
                 }),
                 unless: ::core::option::Option::None,
                 check: ::runtime::__codegen::RuleCheck::Conditional {
-                    require: &[],
-                    forbid: &["call_put", "expiration", "strike_price"],
+                    require: &["symbol"],
+                    forbid: &["osi", "call_put", "expiration", "strike_price"],
                 },
                 code: ::core::option::Option::None,
-                message: "An EQ leg takes no call_put, expiration or strike_price.",
+                message: "An EQ leg needs symbol and takes no osi, call_put, expiration or strike_price.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "security_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(&["osi", "symbol"]),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "security_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(&["osi", "call_put"]),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "security_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(
+                    &["osi", "expiration"],
+                ),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "security_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(
+                    &["osi", "strike_price"],
+                ),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
             },
         ],
         extension_fields: &[],
@@ -3258,6 +3366,22 @@ pub mod schema {
                         max_length: ::core::option::Option::None,
                         pattern: ::core::option::Option::Some(
                             "^[A-Za-z][A-Za-z0-9.]{0,11}$",
+                        ),
+                        trim: false,
+                    },
+                    nullable: false,
+                },
+            },
+            ::runtime::__codegen::FieldSchema {
+                name: "osi",
+                alias: ::core::option::Option::None,
+                required: false,
+                ty: ::runtime::__codegen::TypeSchema {
+                    kind: ::runtime::__codegen::TypeKind::String {
+                        min_length: ::core::option::Option::None,
+                        max_length: ::core::option::Option::None,
+                        pattern: ::core::option::Option::Some(
+                            "^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$",
                         ),
                         trim: false,
                     },
@@ -3476,24 +3600,11 @@ pub mod schema {
                 }),
                 unless: ::core::option::Option::None,
                 check: ::runtime::__codegen::RuleCheck::Conditional {
-                    require: &["symbol", "order_action", "quantity"],
+                    require: &["order_action", "quantity"],
                     forbid: &["legs"],
                 },
                 code: ::core::option::Option::None,
-                message: "An EQ or OPTN order needs symbol, order_action and quantity, and takes no legs.",
-            },
-            ::runtime::__codegen::RuleSchema {
-                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
-                    field: "order_type",
-                    one_of: &["OPTN"],
-                }),
-                unless: ::core::option::Option::None,
-                check: ::runtime::__codegen::RuleCheck::Conditional {
-                    require: &["call_put", "expiration", "strike_price"],
-                    forbid: &[],
-                },
-                code: ::core::option::Option::None,
-                message: "An OPTN order needs call_put, expiration and strike_price.",
+                message: "An EQ or OPTN order needs order_action and quantity, and takes no legs.",
             },
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
@@ -3502,11 +3613,55 @@ pub mod schema {
                 }),
                 unless: ::core::option::Option::None,
                 check: ::runtime::__codegen::RuleCheck::Conditional {
-                    require: &[],
-                    forbid: &["call_put", "expiration", "strike_price"],
+                    require: &["symbol"],
+                    forbid: &["osi", "call_put", "expiration", "strike_price"],
                 },
                 code: ::core::option::Option::None,
-                message: "An EQ order takes no call_put, expiration or strike_price.",
+                message: "An EQ order needs symbol and takes no osi, call_put, expiration or strike_price.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(&["osi", "symbol"]),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(&["osi", "call_put"]),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(
+                    &["osi", "expiration"],
+                ),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
+            },
+            ::runtime::__codegen::RuleSchema {
+                when: ::core::option::Option::Some(::runtime::__codegen::Condition {
+                    field: "order_type",
+                    one_of: &["OPTN"],
+                }),
+                unless: ::core::option::Option::None,
+                check: ::runtime::__codegen::RuleCheck::AtMostOne(
+                    &["osi", "strike_price"],
+                ),
+                code: ::core::option::Option::None,
+                message: "osi names the whole contract; give it or symbol, call_put, expiration and strike_price, not both.",
             },
             ::runtime::__codegen::RuleSchema {
                 when: ::core::option::Option::Some(::runtime::__codegen::Condition {
@@ -3525,6 +3680,7 @@ pub mod schema {
                     require: &["legs"],
                     forbid: &[
                         "symbol",
+                        "osi",
                         "order_action",
                         "quantity",
                         "call_put",
@@ -4198,12 +4354,12 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "Get quotes",
         group: "market",
         permission: "read",
-        description: "Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, e.g. IBM:2027:1:15:CALL:200.000000 (the end of an option chain's quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted (broker_rejection with E*TRADE's code and messages, 1019 for an invalid symbol). Delayed without a market-data agreement.",
+        description: "Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are OSI symbols (an osiKey such as IBM---270115C00200000, or OCC's space-padded form), sent to E*TRADE as UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, which is accepted too (e.g. IBM:2027:1:15:CALL:200.000000, the end of a quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted (broker_rejection with E*TRADE's code and messages, 1019 for an invalid symbol). Delayed without a market-data agreement.",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"detail_flag\":{\"description\":\"Which detail block to return (default ALL).\",\"enum\":[\"ALL\",\"FUNDAMENTAL\",\"INTRADAY\",\"OPTIONS\",\"WEEK_52\",\"MF_DETAIL\"],\"type\":\"string\"},\"override_symbol_count\":{\"description\":\"Allow 50 symbols.\",\"type\":\"boolean\"},\"require_earnings_date\":{\"description\":\"Fill all.nextEarningDate.\",\"type\":\"boolean\"},\"skip_mini_options_check\":{\"description\":\"Skip E*TRADE's extra mini-options lookup (hasMiniOptions is then not checked).\",\"type\":\"boolean\"},\"symbols\":{\"description\":\"At most 25, or 50 with override_symbol_count.\",\"items\":{\"description\":\"A symbol as E*TRADE quotes it: a stock or fund (IBM, BRK.B) or an option (IBM:2026:12:18:CALL:200).\",\"pattern\":\"^[A-Za-z0-9.:-]{1,40}$\",\"type\":\"string\"},\"maxItems\":50,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"symbols\"],\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"detail_flag\":{\"description\":\"Which detail block to return (default ALL).\",\"enum\":[\"ALL\",\"FUNDAMENTAL\",\"INTRADAY\",\"OPTIONS\",\"WEEK_52\",\"MF_DETAIL\"],\"type\":\"string\"},\"override_symbol_count\":{\"description\":\"Allow 50 symbols.\",\"type\":\"boolean\"},\"require_earnings_date\":{\"description\":\"Fill all.nextEarningDate.\",\"type\":\"boolean\"},\"skip_mini_options_check\":{\"description\":\"Skip E*TRADE's extra mini-options lookup (hasMiniOptions is then not checked).\",\"type\":\"boolean\"},\"symbols\":{\"description\":\"At most 25, or 50 with override_symbol_count.\",\"items\":{\"description\":\"A stock or fund (IBM, BRK.B), or an option as an OSI symbol (IBM---261218C00200000, or OCC's IBM   261218C00200000) or in E*TRADE's quote form (IBM:2026:12:18:CALL:200).\",\"pattern\":\"^([A-Za-z0-9.:-]{1,40}|[A-Za-z][A-Za-z0-9]{0,5} {0,5}[0-9]{6}[CPcp][0-9]{8})$\",\"type\":\"string\"},\"maxItems\":50,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"symbols\"],\"type\":\"object\"}",
         output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"integer\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"messages\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"quotes\":{\"items\":{\"additionalProperties\":false,\"minProperties\":16,\"patternProperties\":{\"^(ahFlag|dstFlag|hasMiniOptions)$\":{\"type\":[\"boolean\",\"null\"]},\"^(dateTime|errorMessage|quoteStatus|timeZone)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"all\":{\"additionalProperties\":false,\"minProperties\":70,\"patternProperties\":{\"^(a(nnualDividend|sk)|b(eta|id)|c(ashDeliverable|hangeClose(Percentage)?|ontractSize)|d(eclaredDividend|ividend)|e(ps|stEarnings)|high(52|Ask|Bid)?|intrinsicValue|l(astTrade|ow(52|Ask|Bid)?)|marketCap|op(en|tion(Multiplier|Previous(AskPrice|BidPrice)))|p(e|reviousClose)|sharesOutstanding|t(imePremium|odayClose)|yield)$\":{\"$ref\":\"#/$defs/a\"},\"^(a(skSize|verageVolume)|bidSize|daysToExpiration|marketClose(AskSize|BidSize|Volume)|numberOfTrades|openInterest|previousDayVolume|totalVolume|upc|volume10Day)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask(Exchange|Time)|bid(Exchange|Time)|companyName|dirLast|exchgLastTrade|fsi|nextEarningDate|o(ption(Style|Underlier(Exchange)?)|siKey)|primaryExchange|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(dividendPayableDate|ex(DividendDate|pirationDate)|timeOfLastTrade|week52(HiDate|LowDate))$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"adjustedFlag\":{\"type\":[\"boolean\",\"null\"]},\"extendedHourQuoteDetail\":{\"additionalProperties\":false,\"minProperties\":11,\"patternProperties\":{\"^(askSize|bidSize|volume)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask|bid|change|lastPrice|percentChange)$\":{\"$ref\":\"#/$defs/a\"},\"^(quoteStatus|timeZone)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"timeOfLastTrade\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"optionDeliverableList\":{\"items\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(deliverable(ExchangeCode|Symbol|TypeCode)|rootSymbol)$\":{\"$ref\":\"#/$defs/c\"},\"^deliverable(CILShares|StrikePercent|WholeShares)$\":{\"$ref\":\"#/$defs/a\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"dateTimeUTC\":{\"$ref\":\"#/$defs/b\"},\"fundamental\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(companyName|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(e(ps|stEarnings)|high52|l(astTrade|ow52))$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"intraday\":{\"additionalProperties\":false,\"minProperties\":9,\"patternProperties\":{\"^(ask|bid|changeClose(Percentage)?|high|l(astTrade|ow))$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"companyName\":{\"$ref\":\"#/$defs/c\"},\"totalVolume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"mutualFund\":{\"additionalProperties\":false,\"minProperties\":41,\"patternProperties\":{\"^(a(nnualTotalReturn|verageAnnualReturn(1(0Yr|Yr)|3Yr|5Yr|s))|changeClose(Percentage)?|grossExpenseRatio|high52|initialI(nvestment|raInvestment)|l(astTrade|ow52)|net(AssetValue|ExpenseRatio)|p(reviousClose|ublicOfferPrice)|quarterlySinceInception|s(evenDayCurrentYield|inceInception|ubsequentI(nvestment|raInvestment))|weightedAverageMaturity)$\":{\"$ref\":\"#/$defs/a\"},\"^(availability|cusip|e(arlyRedemptionFee|xchange(Code|Name))|fund(Family|Name)|morningStarCategory|s(alesCharge|ymbolDescription)|transactionFee)$\":{\"$ref\":\"#/$defs/c\"},\"^(fundInceptionDate|timeOfLastTrade|week52(HiDate|LowDate))$\":{\"$ref\":\"#/$defs/b\"}},\"properties\":{\"netAssets\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"asOfDate\":{\"$ref\":\"#/$defs/b\"},\"value\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"orderCutoffTime\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"option\":{\"additionalProperties\":false,\"minProperties\":17,\"patternProperties\":{\"^(askSize|bidSize|daysToExpiration|openInterest)$\":{\"$ref\":\"#/$defs/d\"},\"^(ask|bid|contractSize|intrinsicValue|lastTrade|option(Multiplier|Previous(AskPrice|BidPrice))|timePremium)$\":{\"$ref\":\"#/$defs/a\"},\"^(companyName|osiKey|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"optionGreeks\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(delta|gamma|iv|rho|theta|vega)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"currentValue\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"source\":{\"enum\":[\"etrade\",\"etrade_sandbox\",\"simulated\"]},\"week52\":{\"additionalProperties\":false,\"minProperties\":8,\"patternProperties\":{\"^(companyName|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"},\"^(high52|l(astTrade|ow52)|p(erf12Months|reviousClose))$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"totalVolume\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"unquotedSymbols\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"$ref\":\"#/$defs/d\"},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::GET_QUOTES_INPUT,
         error_codes: &[
@@ -4262,12 +4418,12 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         title: "Get option chains",
         group: "market",
         permission: "read",
-        description: "One underlier's option chain for one expiry (the nearest if none is given): bid/ask, volume, open interest and greeks per call and put. By default the strikes near the money (price_type ATNM); no_of_strikes and strike_price_near set how many and around what price. Expiries come from get_option_expire_dates.",
+        description: "One underlier's option chain for one expiry (the nearest if none is given): bid/ask, volume, open interest and greeks per call and put. By default the strikes near the money (price_type ATNM); no_of_strikes and strike_price_near set how many and around what price. Expiries come from get_option_expire_dates. osi (an OSI symbol, e.g. an osiKey) picks the underlier and expiry of that contract and centers the strikes on its strike, in place of symbol and expiry_*.",
         read_only: true,
         destructive: false,
         idempotent: true,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"chain_type\":{\"description\":\"Default CALLPUT.\",\"enum\":[\"CALL\",\"PUT\",\"CALLPUT\"],\"type\":\"string\"},\"expiry_day\":{\"description\":\"Needs expiry_year and expiry_month; together a real date.\",\"maximum\":31,\"minimum\":1,\"type\":\"integer\"},\"expiry_month\":{\"description\":\"Needs expiry_year.\",\"maximum\":12,\"minimum\":1,\"type\":\"integer\"},\"expiry_year\":{\"maximum\":2100,\"minimum\":2000,\"type\":\"integer\"},\"include_weekly\":{\"description\":\"Include weekly expiries (default false).\",\"type\":\"boolean\"},\"no_of_strikes\":{\"description\":\"How many strikes.\",\"maximum\":200,\"minimum\":1,\"type\":\"integer\"},\"option_category\":{\"description\":\"Default STANDARD.\",\"enum\":[\"STANDARD\",\"ALL\",\"MINI\"],\"type\":\"string\"},\"price_type\":{\"description\":\"ATNM (at/near the money, default) or ALL strikes.\",\"enum\":[\"ATNM\",\"ALL\"],\"type\":\"string\"},\"skip_adjusted\":{\"description\":\"Skip adjusted (non-standard deliverable) options (default true).\",\"type\":\"boolean\"},\"strike_price_near\":{\"description\":\"Center the strikes around this price (default the last trade).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The underlier, e.g. IBM.\",\"pattern\":\"^[A-Za-z0-9.-]{1,12}$\",\"type\":\"string\"}},\"required\":[\"symbol\"],\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"chain_type\":{\"description\":\"Default CALLPUT.\",\"enum\":[\"CALL\",\"PUT\",\"CALLPUT\"],\"type\":\"string\"},\"expiry_day\":{\"description\":\"Needs expiry_year and expiry_month; together a real date.\",\"maximum\":31,\"minimum\":1,\"type\":\"integer\"},\"expiry_month\":{\"description\":\"Needs expiry_year.\",\"maximum\":12,\"minimum\":1,\"type\":\"integer\"},\"expiry_year\":{\"maximum\":2100,\"minimum\":2000,\"type\":\"integer\"},\"include_weekly\":{\"description\":\"Include weekly expiries (default false).\",\"type\":\"boolean\"},\"no_of_strikes\":{\"description\":\"How many strikes.\",\"maximum\":200,\"minimum\":1,\"type\":\"integer\"},\"option_category\":{\"description\":\"Default STANDARD.\",\"enum\":[\"STANDARD\",\"ALL\",\"MINI\"],\"type\":\"string\"},\"osi\":{\"description\":\"A contract's OSI symbol: the chain of its underlier and expiry, strikes centered on its strike unless strike_price_near says otherwise. Not with symbol or expiry_*.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$\",\"type\":\"string\"},\"price_type\":{\"description\":\"ATNM (at/near the money, default) or ALL strikes.\",\"enum\":[\"ATNM\",\"ALL\"],\"type\":\"string\"},\"skip_adjusted\":{\"description\":\"Skip adjusted (non-standard deliverable) options (default true).\",\"type\":\"boolean\"},\"strike_price_near\":{\"description\":\"Center the strikes around this price (default the last trade).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The underlier, e.g. IBM; required unless osi is given.\",\"pattern\":\"^[A-Za-z0-9.-]{1,12}$\",\"type\":\"string\"}},\"type\":\"object\"}",
         output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":5,\"properties\":{\"nearPrice\":{\"$ref\":\"#/$defs/a\"},\"optionPairs\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(call|put)$\":{\"additionalProperties\":false,\"minProperties\":20,\"patternProperties\":{\"^(adjustedFlag|inTheMoney)$\":{\"type\":[\"boolean\",\"null\"]},\"^(askSize|bidSize|openInterest|volume)$\":{\"type\":[\"integer\",\"null\"]},\"^(ask|bid|lastPrice|netChange|strikePrice)$\":{\"$ref\":\"#/$defs/a\"},\"^(displaySymbol|o(ption(Category|RootSymbol|Type)|siKey)|quoteDetail|symbol)$\":{\"type\":[\"string\",\"null\"]}},\"properties\":{\"optionGreeks\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(delta|gamma|iv|rho|theta|vega)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"currentValue\":{\"type\":[\"boolean\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"timeStamp\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]}},\"properties\":{\"pairType\":{\"type\":[\"string\",\"null\"]}},\"type\":\"object\"},\"type\":\"array\"},\"quoteType\":{\"type\":[\"string\",\"null\"]},\"selectedED\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(day|month|year)$\":{\"type\":[\"integer\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"timeStamp\":{\"$ref\":\"#/$defs/b\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::GET_OPTION_CHAINS_INPUT,
         error_codes: &[
@@ -4433,7 +4589,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         destructive: false,
         idempotent: false,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order.\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"symbol\",\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET and the on-open/on-close orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price (LIMIT, NET_DEBIT, NET_CREDIT).\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST (trail_amount in dollars), TRAILING_STOP_PRCT (trail_percent); EQ only, GOOD_FOR_DAY: MARKET_ON_OPEN, LIMIT_ON_OPEN (the next opening auction), MARKET_ON_CLOSE, LIMIT_ON_CLOSE (today's close). Spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"TRAILING_STOP_CNST\",\"TRAILING_STOP_PRCT\",\"MARKET_ON_OPEN\",\"MARKET_ON_CLOSE\",\"LIMIT_ON_OPEN\",\"LIMIT_ON_CLOSE\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"},\"trail_amount\":{\"description\":\"TRAILING_STOP_CNST only: the trail in dollars, e.g. \\\"2.50\\\". A sell triggers (as a market order) when the price falls this far below its highest since placement; a buy when it rises this far above its lowest.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"trail_percent\":{\"description\":\"TRAILING_STOP_PRCT only: the trail in percent of the best price since placement, e.g. \\\"5\\\" for 5%; less than 100, at most 2 decimals.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"request\"],\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only, without osi.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only, without osi: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order. An OPTN leg names its contract by osi, or by symbol, call_put, expiration and strike_price (not both).\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"osi\":{\"description\":\"OPTN leg: the contract as an OSI symbol, instead of symbol, call_put, expiration and strike_price.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$\",\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying (an OPTN leg may give osi instead).\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET and the on-open/on-close orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price (LIMIT, NET_DEBIT, NET_CREDIT).\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"osi\":{\"description\":\"OPTN only: the contract as an OSI symbol (e.g. an osiKey from a chain or position), instead of symbol, call_put, expiration and strike_price; giving both is refused.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$\",\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST (trail_amount in dollars), TRAILING_STOP_PRCT (trail_percent); EQ only, GOOD_FOR_DAY: MARKET_ON_OPEN, LIMIT_ON_OPEN (the next opening auction), MARKET_ON_CLOSE, LIMIT_ON_CLOSE (today's close). Spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"TRAILING_STOP_CNST\",\"TRAILING_STOP_PRCT\",\"MARKET_ON_OPEN\",\"MARKET_ON_CLOSE\",\"LIMIT_ON_OPEN\",\"LIMIT_ON_CLOSE\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only, without osi: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying (or give osi instead).\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"},\"trail_amount\":{\"description\":\"TRAILING_STOP_CNST only: the trail in dollars, e.g. \\\"2.50\\\". A sell triggers (as a market order) when the price falls this far below its highest since placement; a buy when it rises this far above its lowest.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"trail_percent\":{\"description\":\"TRAILING_STOP_PRCT only: the trail in percent of the best price since placement, e.g. \\\"5\\\" for 5%; less than 100, at most 2 decimals.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"request\"],\"type\":\"object\"}",
         output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"boolean\",\"null\"]},\"e\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":7,\"patternProperties\":{\"^(account_id_key|client_order_id|order_type|preview_id)$\":{\"type\":\"string\"}},\"properties\":{\"broker_preview\":{\"additionalProperties\":false,\"minProperties\":18,\"patternProperties\":{\"^(accountId|c(lientOrderId|ommissionMessage)|marginLevelCd|orderType)$\":{\"$ref\":\"#/$defs/c\"},\"^(cashBpDetails|dtBpDetails|marginBpDetails)$\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(marginable|nonMarginable|settled(Unsettled)?)$\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(current(Bp|NetBp|O(or|rderImpact))|netBp)$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"^total(Commission|OrderValue)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"disclosure\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(a(hDisclosureFlag|oDisclosureFlag)|conditionalDisclosureFlag|ehDisclosureFlag)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"dstFlag\":{\"$ref\":\"#/$defs/d\"},\"messages\":{\"$ref\":\"#/$defs/b\"},\"optionLevelCd\":{\"type\":[\"integer\",\"null\"]},\"order\":{\"items\":{\"additionalProperties\":false,\"minProperties\":48,\"patternProperties\":{\"^(accountId|condition(FollowPrice|S(ecurityType|ymbol)|Type)|egQual|m(arketSession|fpriceType)|o(ffsetType|rderTerm)|p(ositionQuantity|r(eClearanceCode|ice(Type|Value)))|r(atio|eInvestOption|outingDestination)|status)$\":{\"$ref\":\"#/$defs/c\"},\"^(bracketedLimitPrice|conditionPrice|estimated(Commission|Fees|TotalAmount)|in(itialStopPrice|vestmentAmount)|limitPrice|net(Ask|Bid|Price)|o(ffsetValue|rderValue)|stop(LimitPrice|Price)|tr(ailPrice|iggerPrice))$\":{\"$ref\":\"#/$defs/a\"},\"^(executedTime|p(lacedTime|reviewTime))$\":{\"$ref\":\"#/$defs/e\"},\"^(gcd|o(rderNumber|verrideRestrictedCd)|previewId|replace(dByOrderId|sOrderId))$\":{\"type\":[\"integer\",\"null\"]},\"^a(ipFlag|llOrNone)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"instrument\":{\"items\":{\"additionalProperties\":false,\"minProperties\":19,\"patternProperties\":{\"^(a(sk|verageExecutionPrice)|bid|cancelQuantity|estimated(Commission|Fees)|filledQuantity|lastprice|orderedQuantity|quantity|reserveQuantity)$\":{\"$ref\":\"#/$defs/a\"},\"^(currency|mfTransaction|o(rderAction|siKey)|quantityType|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"reserveOrder\":{\"$ref\":\"#/$defs/d\"}},\"type\":\"object\"},\"type\":\"array\"},\"messages\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"},\"portfolioMargin\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^houseExcessEquity(C(hange|urr)|New)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"pmEligible\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"previewIds\":{\"items\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"cashMargin\":{\"$ref\":\"#/$defs/c\"},\"previewId\":{\"type\":\"integer\"}},\"type\":\"object\"},\"type\":\"array\"},\"previewTime\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},\"estimated_total_amount\":{\"$ref\":\"#/$defs/a\"},\"expires_at\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"execution_disabled\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::PREVIEW_ORDER_INPUT,
         error_codes: &[
@@ -4534,7 +4690,7 @@ pub static TOOLS: [::runtime::__codegen::ToolDescriptor; 25] = [
         destructive: false,
         idempotent: false,
         open_world: true,
-        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"order_id\":{\"description\":\"The open order to change.\",\"minimum\":1,\"type\":\"integer\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order.\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"symbol\",\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET and the on-open/on-close orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price (LIMIT, NET_DEBIT, NET_CREDIT).\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST (trail_amount in dollars), TRAILING_STOP_PRCT (trail_percent); EQ only, GOOD_FOR_DAY: MARKET_ON_OPEN, LIMIT_ON_OPEN (the next opening auction), MARKET_ON_CLOSE, LIMIT_ON_CLOSE (today's close). Spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"TRAILING_STOP_CNST\",\"TRAILING_STOP_PRCT\",\"MARKET_ON_OPEN\",\"MARKET_ON_CLOSE\",\"LIMIT_ON_OPEN\",\"LIMIT_ON_CLOSE\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"},\"trail_amount\":{\"description\":\"TRAILING_STOP_CNST only: the trail in dollars, e.g. \\\"2.50\\\". A sell triggers (as a market order) when the price falls this far below its highest since placement; a buy when it rises this far above its lowest.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"trail_percent\":{\"description\":\"TRAILING_STOP_PRCT only: the trail in percent of the best price since placement, e.g. \\\"5\\\" for 5%; less than 100, at most 2 decimals.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"order_id\",\"request\"],\"type\":\"object\"}",
+        input_schema: "{\"additionalProperties\":false,\"properties\":{\"account_id_key\":{\"description\":\"accountIdKey from list_accounts.\",\"pattern\":\"^[A-Za-z0-9_-]{1,64}$\",\"type\":\"string\"},\"order_id\":{\"description\":\"The open order to change.\",\"minimum\":1,\"type\":\"integer\"},\"request\":{\"additionalProperties\":false,\"description\":\"One order, by order_type: EQ and OPTN orders are flat (symbol, order_action, quantity, ...); the spread types list their legs.\",\"properties\":{\"all_or_none\":{\"description\":\"Fill completely or not at all (EQ orders of at least 300 shares; OPTN orders).\",\"type\":\"boolean\"},\"call_put\":{\"description\":\"OPTN only, without osi.\",\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"client_order_id\":{\"description\":\"Your reference, 1-20 letters and digits, unique per account; generated when absent.\",\"pattern\":\"^[A-Za-z0-9]{1,20}$\",\"type\":\"string\"},\"expiration\":{\"description\":\"OPTN only, without osi: the expiration date, YYYY-MM-DD, not in the past.\",\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"legs\":{\"description\":\"Spread types only: SPREADS 2 legs, BUY_WRITES 2 (stock + covered call), BUTTERFLY 3, IRON_BUTTERFLY 4, CONDOR 4, IRON_CONDOR 4.\",\"items\":{\"additionalProperties\":false,\"description\":\"One leg of a spread order. An OPTN leg names its contract by osi, or by symbol, call_put, expiration and strike_price (not both).\",\"properties\":{\"call_put\":{\"enum\":[\"CALL\",\"PUT\"],\"type\":\"string\"},\"expiration\":{\"format\":\"date\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"type\":\"string\"},\"order_action\":{\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"osi\":{\"description\":\"OPTN leg: the contract as an OSI symbol, instead of symbol, call_put, expiration and strike_price.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$\",\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ leg) or contracts (OPTN leg), a whole number.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"security_type\":{\"enum\":[\"EQ\",\"OPTN\"],\"type\":\"string\"},\"strike_price\":{\"description\":\"Decimal string, e.g. \\\"10.25\\\"; greater than 0.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"The stock, or the option's underlying (an OPTN leg may give osi instead).\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"}},\"required\":[\"security_type\",\"order_action\",\"quantity\"],\"type\":\"object\"},\"maxItems\":4,\"minItems\":2,\"type\":\"array\"},\"limit_price\":{\"description\":\"Limit price (LIMIT, STOP_LIMIT, LIMIT_ON_OPEN, LIMIT_ON_CLOSE) or net price (NET_DEBIT, NET_CREDIT), e.g. \\\"170.25\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"market_session\":{\"description\":\"Default REGULAR. EXTENDED (pre-market and after-hours) takes only LIMIT GOOD_FOR_DAY orders.\",\"enum\":[\"REGULAR\",\"EXTENDED\"],\"type\":\"string\"},\"order_action\":{\"description\":\"EQ: BUY, SELL, BUY_TO_COVER, SELL_SHORT; OPTN: BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE.\",\"enum\":[\"BUY\",\"SELL\",\"BUY_TO_COVER\",\"SELL_SHORT\",\"BUY_OPEN\",\"BUY_CLOSE\",\"SELL_OPEN\",\"SELL_CLOSE\"],\"type\":\"string\"},\"order_term\":{\"description\":\"Default GOOD_FOR_DAY. MARKET and the on-open/on-close orders are GOOD_FOR_DAY; IMMEDIATE_OR_CANCEL and FILL_OR_KILL need a limit price (LIMIT, NET_DEBIT, NET_CREDIT).\",\"enum\":[\"GOOD_FOR_DAY\",\"GOOD_UNTIL_CANCEL\",\"IMMEDIATE_OR_CANCEL\",\"FILL_OR_KILL\"],\"type\":\"string\"},\"order_type\":{\"description\":\"E*TRADE's orderType.\",\"enum\":[\"EQ\",\"OPTN\",\"SPREADS\",\"BUY_WRITES\",\"BUTTERFLY\",\"IRON_BUTTERFLY\",\"CONDOR\",\"IRON_CONDOR\"],\"type\":\"string\"},\"osi\":{\"description\":\"OPTN only: the contract as an OSI symbol (e.g. an osiKey from a chain or position), instead of symbol, call_put, expiration and strike_price; giving both is refused.\",\"pattern\":\"^[A-Za-z][A-Za-z0-9]{0,5}[ -]{0,5}[0-9]{6}[CPcp][0-9]{8}$\",\"type\":\"string\"},\"price_type\":{\"description\":\"EQ/OPTN: MARKET, LIMIT, STOP, STOP_LIMIT, TRAILING_STOP_CNST (trail_amount in dollars), TRAILING_STOP_PRCT (trail_percent); EQ only, GOOD_FOR_DAY: MARKET_ON_OPEN, LIMIT_ON_OPEN (the next opening auction), MARKET_ON_CLOSE, LIMIT_ON_CLOSE (today's close). Spreads: NET_DEBIT, NET_CREDIT, NET_EVEN.\",\"enum\":[\"MARKET\",\"LIMIT\",\"STOP\",\"STOP_LIMIT\",\"TRAILING_STOP_CNST\",\"TRAILING_STOP_PRCT\",\"MARKET_ON_OPEN\",\"MARKET_ON_CLOSE\",\"LIMIT_ON_OPEN\",\"LIMIT_ON_CLOSE\",\"NET_DEBIT\",\"NET_CREDIT\",\"NET_EVEN\"],\"type\":\"string\"},\"quantity\":{\"description\":\"Shares (EQ) or contracts (OPTN), a whole number as a decimal string, e.g. \\\"10\\\".\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"stop_price\":{\"description\":\"Stop price (STOP, STOP_LIMIT).\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"strike_price\":{\"description\":\"OPTN only, without osi: the strike.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"symbol\":{\"description\":\"EQ: the stock; OPTN: the underlying (or give osi instead).\",\"pattern\":\"^[A-Za-z][A-Za-z0-9.]{0,11}$\",\"type\":\"string\"},\"trail_amount\":{\"description\":\"TRAILING_STOP_CNST only: the trail in dollars, e.g. \\\"2.50\\\". A sell triggers (as a market order) when the price falls this far below its highest since placement; a buy when it rises this far above its lowest.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"},\"trail_percent\":{\"description\":\"TRAILING_STOP_PRCT only: the trail in percent of the best price since placement, e.g. \\\"5\\\" for 5%; less than 100, at most 2 decimals.\",\"pattern\":\"^-?[0-9]{1,20}(\\\\.[0-9]{1,10})?$\",\"type\":\"string\"}},\"required\":[\"order_type\",\"price_type\"],\"type\":\"object\"}},\"required\":[\"account_id_key\",\"order_id\",\"request\"],\"type\":\"object\"}",
         output_schema: "{\"$defs\":{\"a\":{\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"type\":[\"string\",\"null\"]},\"b\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"patternProperties\":{\"^(code|description|type)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":\"object\"},\"type\":\"array\"},\"c\":{\"type\":[\"string\",\"null\"]},\"d\":{\"type\":[\"boolean\",\"null\"]},\"e\":{\"format\":\"date-time\",\"type\":[\"string\",\"null\"]}},\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"data\":{\"additionalProperties\":false,\"minProperties\":8,\"patternProperties\":{\"^(account_id_key|client_order_id|order_type|preview_id)$\":{\"type\":\"string\"}},\"properties\":{\"broker_preview\":{\"additionalProperties\":false,\"minProperties\":18,\"patternProperties\":{\"^(accountId|c(lientOrderId|ommissionMessage)|marginLevelCd|orderType)$\":{\"$ref\":\"#/$defs/c\"},\"^(cashBpDetails|dtBpDetails|marginBpDetails)$\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(marginable|nonMarginable|settled(Unsettled)?)$\":{\"additionalProperties\":false,\"minProperties\":5,\"patternProperties\":{\"^(current(Bp|NetBp|O(or|rderImpact))|netBp)$\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]}},\"type\":[\"object\",\"null\"]},\"^total(Commission|OrderValue)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"disclosure\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^(a(hDisclosureFlag|oDisclosureFlag)|conditionalDisclosureFlag|ehDisclosureFlag)$\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"dstFlag\":{\"$ref\":\"#/$defs/d\"},\"messages\":{\"$ref\":\"#/$defs/b\"},\"optionLevelCd\":{\"type\":[\"integer\",\"null\"]},\"order\":{\"items\":{\"additionalProperties\":false,\"minProperties\":48,\"patternProperties\":{\"^(accountId|condition(FollowPrice|S(ecurityType|ymbol)|Type)|egQual|m(arketSession|fpriceType)|o(ffsetType|rderTerm)|p(ositionQuantity|r(eClearanceCode|ice(Type|Value)))|r(atio|eInvestOption|outingDestination)|status)$\":{\"$ref\":\"#/$defs/c\"},\"^(bracketedLimitPrice|conditionPrice|estimated(Commission|Fees|TotalAmount)|in(itialStopPrice|vestmentAmount)|limitPrice|net(Ask|Bid|Price)|o(ffsetValue|rderValue)|stop(LimitPrice|Price)|tr(ailPrice|iggerPrice))$\":{\"$ref\":\"#/$defs/a\"},\"^(executedTime|p(lacedTime|reviewTime))$\":{\"$ref\":\"#/$defs/e\"},\"^(gcd|o(rderNumber|verrideRestrictedCd)|previewId|replace(dByOrderId|sOrderId))$\":{\"type\":[\"integer\",\"null\"]},\"^a(ipFlag|llOrNone)$\":{\"$ref\":\"#/$defs/d\"}},\"properties\":{\"instrument\":{\"items\":{\"additionalProperties\":false,\"minProperties\":19,\"patternProperties\":{\"^(a(sk|verageExecutionPrice)|bid|cancelQuantity|estimated(Commission|Fees)|filledQuantity|lastprice|orderedQuantity|quantity|reserveQuantity)$\":{\"$ref\":\"#/$defs/a\"},\"^(currency|mfTransaction|o(rderAction|siKey)|quantityType|symbolDescription)$\":{\"$ref\":\"#/$defs/c\"}},\"properties\":{\"product\":{\"additionalProperties\":false,\"minProperties\":10,\"patternProperties\":{\"^(callPut|expiryType|s(ecurity(SubType|Type)|ymbol))$\":{\"$ref\":\"#/$defs/c\"},\"^expiry(Day|Month|Year)$\":{\"type\":[\"integer\",\"null\"]}},\"properties\":{\"productId\":{\"additionalProperties\":false,\"minProperties\":2,\"patternProperties\":{\"^(symbol|typeCode)$\":{\"$ref\":\"#/$defs/c\"}},\"type\":[\"object\",\"null\"]},\"strikePrice\":{\"$ref\":\"#/$defs/a\"}},\"type\":[\"object\",\"null\"]},\"reserveOrder\":{\"$ref\":\"#/$defs/d\"}},\"type\":\"object\"},\"type\":\"array\"},\"messages\":{\"$ref\":\"#/$defs/b\"}},\"type\":\"object\"},\"type\":\"array\"},\"portfolioMargin\":{\"additionalProperties\":false,\"minProperties\":4,\"patternProperties\":{\"^houseExcessEquity(C(hange|urr)|New)$\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"pmEligible\":{\"$ref\":\"#/$defs/d\"}},\"type\":[\"object\",\"null\"]},\"previewIds\":{\"items\":{\"additionalProperties\":false,\"minProperties\":2,\"properties\":{\"cashMargin\":{\"$ref\":\"#/$defs/c\"},\"previewId\":{\"type\":\"integer\"}},\"type\":\"object\"},\"type\":\"array\"},\"previewTime\":{\"$ref\":\"#/$defs/e\"}},\"type\":\"object\"},\"estimated_total_amount\":{\"$ref\":\"#/$defs/a\"},\"expires_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"order_id\":{\"type\":\"integer\"}},\"type\":[\"object\",\"null\"]},\"error\":{\"additionalProperties\":false,\"minProperties\":8,\"properties\":{\"alert_deletion_result\":{\"type\":\"null\"},\"broker_code\":{\"pattern\":\"^[0-9]{1,16}$\",\"type\":[\"string\",\"null\"]},\"broker_message\":{\"maxLength\":1000,\"type\":[\"string\",\"null\"]},\"code\":{\"enum\":[\"invalid_input\",\"execution_disabled\",\"tool_not_available\",\"authentication_required\",\"authorization_expired\",\"authentication_failed\",\"credential_coordination_failed\",\"broker_rejection\",\"rate_limited\",\"not_found\",\"service_unavailable\",\"invalid_broker_response\",\"transport_error\",\"internal_error\"]},\"message\":{\"type\":\"string\"},\"request_id\":{\"maxLength\":128,\"type\":[\"string\",\"null\"]},\"status_code\":{\"type\":[\"integer\",\"null\"]},\"validation_errors\":{\"items\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"code\":{\"type\":\"string\"},\"message\":{\"maxLength\":256,\"type\":\"string\"},\"path\":{\"items\":{\"type\":[\"string\",\"integer\"]},\"maxItems\":16,\"type\":\"array\"}},\"type\":\"object\"},\"maxItems\":20,\"type\":\"array\"}},\"type\":[\"object\",\"null\"]},\"meta\":{\"additionalProperties\":false,\"minProperties\":3,\"properties\":{\"environment\":{\"enum\":[\"paper\",\"sandbox\",\"production\"]},\"observed_at\":{\"format\":\"date-time\",\"type\":\"string\"},\"profile\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
         input_table: &schema::PREVIEW_CHANGE_ORDER_INPUT,
         error_codes: &[
@@ -5098,7 +5254,7 @@ impl GetOptionChainsInput {
         ::runtime::__codegen::EtradeRequest::read(
                 ::runtime::__codegen::Endpoint::OptionChains,
             )
-            .with("symbol", self.symbol.clone())
+            .with_opt("symbol", self.symbol.clone())
             .with_opt("expiryYear", self.expiry_year)
             .with_opt("expiryMonth", self.expiry_month)
             .with_opt("expiryDay", self.expiry_day)
@@ -5213,6 +5369,33 @@ pub trait AccountsHandlers: ::core::marker::Send + ::core::marker::Sync + 'stati
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             ::runtime::__codegen::outputs::SummarizeTransactionsOutput,
+            ::runtime::__codegen::ToolError,
+        >,
+    > + ::core::marker::Send;
+}
+
+/// The `market` tools with logic of their own, one method each (a tool without its handler does not compile).
+pub trait MarketHandlers: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// `get_quotes` (read permission): Quotes for up to 25 symbols (50 with override_symbol_count). Stocks are plain (AAPL); options are OSI symbols (an osiKey such as IBM---270115C00200000, or OCC's space-padded form), sent to E*TRADE as UNDERLIER:YEAR:MONTH:DAY:CALL|PUT:STRIKE, which is accepted too (e.g. IBM:2027:1:15:CALL:200.000000, the end of a quoteDetail). detail_flag picks the block (OPTIONS has greeks). Symbols E*TRADE cannot quote are named in messages beside the quotes it gave; the call fails only if none could be quoted (broker_rejection with E*TRADE's code and messages, 1019 for an invalid symbol). Delayed without a market-data agreement.
+    fn get_quotes(
+        &self,
+        ctx: &::runtime::__codegen::CallContext,
+        input: GetQuotesInput,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::GetQuotesOutput,
+            ::runtime::__codegen::ToolError,
+        >,
+    > + ::core::marker::Send;
+
+    /// `get_option_chains` (read permission): One underlier's option chain for one expiry (the nearest if none is given): bid/ask, volume, open interest and greeks per call and put. By default the strikes near the money (price_type ATNM); no_of_strikes and strike_price_near set how many and around what price. Expiries come from get_option_expire_dates. osi (an OSI symbol, e.g. an osiKey) picks the underlier and expiry of that contract and centers the strikes on its strike, in place of symbol and expiry_*.
+    fn get_option_chains(
+        &self,
+        ctx: &::runtime::__codegen::CallContext,
+        input: GetOptionChainsInput,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::runtime::__codegen::outputs::GetOptionChainsOutput,
             ::runtime::__codegen::ToolError,
         >,
     > + ::core::marker::Send;
@@ -5335,7 +5518,7 @@ pub trait AlertsHandlers: ::core::marker::Send + ::core::marker::Sync + 'static 
 /// What the hand-written side provides: the broker, and a handler for each tool with
 /// logic of its own (one trait per group). Tools that only read through the broker
 /// have their whole handler generated.
-pub trait ToolHandlers: StatusHandlers + AccountsHandlers + OrdersHandlers + AlertsHandlers {
+pub trait ToolHandlers: StatusHandlers + AccountsHandlers + MarketHandlers + OrdersHandlers + AlertsHandlers {
     /// The brokerage: the E*TRADE session, or the paper broker.
     fn broker(&self) -> &dyn ::runtime::__codegen::Broker;
 }
@@ -5513,10 +5696,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_get_quotes(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
-                                    ::runtime::__codegen::answers::QuoteList,
-                                >(self.0.broker(), &input.broker_request())
-                                    .await,
+                                ::runtime::__codegen::output(
+                                    self.0.get_quotes(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
@@ -5547,10 +5729,9 @@ impl<H: ToolHandlers> ::runtime::__codegen::ToolDispatch for Tools<H> {
                     match parse_get_option_chains(args) {
                         ::core::result::Result::Ok(input) => {
                             ::core::option::Option::Some(
-                                ::runtime::__codegen::read::<
-                                    ::runtime::__codegen::answers::OptionChain,
-                                >(self.0.broker(), &input.broker_request())
-                                    .await,
+                                ::runtime::__codegen::output(
+                                    self.0.get_option_chains(ctx, input).await,
+                                ),
                             )
                         }
                         ::core::result::Result::Err(e) => {
