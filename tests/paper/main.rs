@@ -11,4 +11,5 @@ mod paper_crash;
 mod paper_live_quotes;
 mod paper_migration;
 mod paper_order_types;
+mod paper_osi;
 mod paper_scenario;

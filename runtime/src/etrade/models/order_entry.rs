@@ -2,6 +2,7 @@
 //! `PlaceOrderResponse` (place and change place) and `CancelOrderResponse`. Messages and
 //! warnings are kept unchanged; money is exact decimals; times are RFC 3339.
 
+use super::contracts::NamesContracts;
 pub use super::generated::{
     BrokerCancellation, BrokerPlacement, BrokerPreview, BuyingPowerDetails, BuyingPowerFigures,
     OrderDisclosure, OrderIdEntry, PortfolioMarginImpact, PreviewIdEntry,
@@ -119,6 +120,8 @@ impl BrokerPreview {
         if p.preview_ids.is_empty() {
             return Err(EntryParseError::Shape);
         }
+        let mut p = p;
+        p.fill_osi_keys();
         Ok(p)
     }
 }
@@ -142,7 +145,8 @@ impl BrokerPlacement {
             .map_err(|_| EntryParseError::Shape)?
             .response;
         let order_id = ids.the_order_id().ok_or(EntryParseError::Shape)?;
-        let answer = parse::<PlaceEnvelope>(Some(body))?.response;
+        let mut answer = parse::<PlaceEnvelope>(Some(body))?.response;
+        answer.fill_osi_keys();
         Ok(PlacedAnswer { order_id, answer })
     }
 }

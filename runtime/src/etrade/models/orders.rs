@@ -2,6 +2,7 @@
 //! `Instrument[]` and `Events.Event[]`), paged by `marker` (present with `next` only when
 //! more pages exist). An empty answer (204) is an empty page.
 
+use super::contracts::NamesContracts;
 pub use super::generated::{Order, OrderDetail, OrderEvent, OrderInstrument, OrderList};
 use crate::etrade::BrokerBody;
 use serde::Deserialize;
@@ -22,6 +23,7 @@ impl OrderList {
                 if page.marker.as_deref().is_some_and(|m| m.trim().is_empty()) {
                     page.marker = None;
                 }
+                page.fill_osi_keys();
                 Ok(page)
             }
         }
