@@ -238,7 +238,7 @@ mod tests {
             .and_then(|s| s.net_bp);
         assert_eq!(bp.map(|d| d.to_string()).as_deref(), Some("-449.89"));
         assert_eq!(p.order[0].messages[0].code.as_deref(), Some("1049"));
-        assert_eq!(p.preview_time.as_deref(), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(p.preview_time.as_deref(), Some("2023-11-14T22:13:20.123Z"));
         let out = serde_json::to_value(&p).expect("ser");
         assert_eq!(out["cashBpDetails"]["settled"]["netBp"], "-449.89");
     }

@@ -55,7 +55,7 @@ mod tests {
         assert_eq!(o.events.len(), 1);
         assert_eq!(o.events[0].instrument.len(), 1);
         let d = &o.order_detail[0];
-        assert_eq!(d.placed_time.as_deref(), Some("2023-11-14T22:13:21Z"));
+        assert_eq!(d.placed_time.as_deref(), Some("2023-11-14T22:13:21.456Z"));
         assert_eq!(d.ratio, None);
         let out = serde_json::to_value(&page).expect("serializes");
         assert_eq!(out["orders"][0]["orderDetail"][0]["limitPrice"], "170");

@@ -5,7 +5,7 @@ use super::scalars::Scalar;
 use serde::{Deserialize, Deserializer};
 
 fn to_rfc3339(t: jiff::Timestamp) -> String {
-    crate::time::rfc3339_seconds(t)
+    crate::time::rfc3339(t)
 }
 
 /// A boolean is refused (a malformed answer); an unusable number or string is no time.
