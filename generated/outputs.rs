@@ -715,7 +715,7 @@ impl ServerStatusOutputEnvironment {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputMarketData {
     pub source: ServerStatusOutputMarketDataSource,
-    /// The paper broker's clock (etrade paper advance moves it); null for E*TRADE.
+    /// The paper broker's clock (etrade paper advance moves it), the same instant as meta.observed_at: in paper every time an answer carries is on this clock. Null for E*TRADE.
     pub simulated_time: Option<String>,
     /// Paper only: quotes (and stock fills) come from E*TRADE through this profile's production or sandbox credentials whenever they are active, else from the simulator; each quote's source says which. null: always the simulator.
     pub live_quotes: Option<ServerStatusOutputMarketDataLiveQuotes>,

@@ -137,7 +137,7 @@ impl Sink {
     fn rust_type(&mut self, n: &TyNode, place: &str) -> TokenStream {
         let inner = match &n.ty {
             Ty::String { .. } => quote! { String },
-            // RFC 3339 as `runtime::time` writes it (UTC, seconds).
+            // RFC 3339 as `runtime::time::rfc3339` writes it (UTC, at most milliseconds).
             Ty::DateTime => quote! { String },
             Ty::Integer { .. } => quote! { i64 },
             Ty::Boolean => quote! { bool },

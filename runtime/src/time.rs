@@ -21,22 +21,6 @@ pub fn rfc3339(t: Timestamp) -> String {
     }
 }
 
-/// Serde for a [`Timestamp`] field written as [`rfc3339`] (jiff's own serde would write
-/// nanoseconds).
-pub mod serde_rfc3339 {
-    use jiff::Timestamp;
-    use serde::{Serializer, de::Deserializer};
-
-    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::rfc3339(*t))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
-        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

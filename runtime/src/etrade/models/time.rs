@@ -1,5 +1,6 @@
 //! E*TRADE times on the wire: epoch milliseconds or seconds, with 0 meaning "none". Outputs
-//! carry RFC 3339 UTC strings instead.
+//! carry RFC 3339 UTC strings instead, keeping the milliseconds of a millisecond time
+//! (`crate::time::rfc3339`).
 
 use super::scalars::Scalar;
 use serde::{Deserialize, Deserializer};
