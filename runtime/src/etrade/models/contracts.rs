@@ -10,9 +10,6 @@ use super::generated::{
     BrokerPlacement, BrokerPreview, OrderDetail, OrderInstrument, OrderList, Position, Product,
     Quote, TransactionBrokerage,
 };
-use super::portfolio::PortfolioPage;
-use super::quotes::QuoteList;
-use super::transactions::{TransactionDetails, TransactionPage};
 use crate::etrade::osi::OptionSymbol;
 use crate::etrade::vocabulary::CallPut;
 
@@ -68,6 +65,7 @@ fn given(key: &Option<String>) -> Option<String> {
 }
 
 /// Fills every `osiKey` an answer's rows leave out from what they say about the contract.
+/// Each answer root calls it from its `from_wire`.
 pub trait NamesContracts {
     fn fill_osi_keys(&mut self);
 }
@@ -125,38 +123,6 @@ impl NamesContracts for BrokerPreview {
 impl NamesContracts for BrokerPlacement {
     fn fill_osi_keys(&mut self) {
         self.order.iter_mut().for_each(|d| d.fill_osi_keys());
-    }
-}
-
-impl NamesContracts for PortfolioPage {
-    fn fill_osi_keys(&mut self) {
-        for a in &mut self.account_portfolio {
-            a.position.iter_mut().for_each(|p| p.fill_osi_keys());
-        }
-    }
-}
-
-impl NamesContracts for QuoteList {
-    fn fill_osi_keys(&mut self) {
-        self.quotes.iter_mut().for_each(|q| q.fill_osi_keys());
-    }
-}
-
-impl NamesContracts for TransactionPage {
-    fn fill_osi_keys(&mut self) {
-        for t in &mut self.transaction {
-            if let Some(b) = &mut t.brokerage {
-                b.fill_osi_keys();
-            }
-        }
-    }
-}
-
-impl NamesContracts for TransactionDetails {
-    fn fill_osi_keys(&mut self) {
-        if let Some(b) = &mut self.brokerage {
-            b.fill_osi_keys();
-        }
     }
 }
 

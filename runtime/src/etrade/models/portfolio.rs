@@ -54,7 +54,9 @@ impl PortfolioPage {
             totals,
             account_portfolio,
         };
-        page.fill_osi_keys();
+        for a in &mut page.account_portfolio {
+            a.position.iter_mut().for_each(|p| p.fill_osi_keys());
+        }
         Ok(page)
     }
 }

@@ -82,7 +82,7 @@ impl QuoteList {
             messages: messages.unwrap_or_default(),
             unquoted_symbols: Vec::new(),
         };
-        list.fill_osi_keys();
+        list.quotes.iter_mut().for_each(|q| q.fill_osi_keys());
         Ok(list)
     }
 

@@ -72,7 +72,13 @@ impl TransactionPage {
             transaction_count: b.transaction_count,
             total_count: b.total_count,
         };
-        page.fill_osi_keys();
+        for b in page
+            .transaction
+            .iter_mut()
+            .filter_map(|t| t.brokerage.as_mut())
+        {
+            b.fill_osi_keys();
+        }
         Ok(page)
     }
 }
@@ -90,7 +96,9 @@ impl TransactionDetails {
     ) -> Result<TransactionDetails, serde_json::Error> {
         let v = body.ok_or_else(|| serde::de::Error::custom("empty details answer"))?;
         let mut details = v.into().read::<TransactionDetailsResponse>()?.response;
-        details.fill_osi_keys();
+        if let Some(b) = &mut details.brokerage {
+            b.fill_osi_keys();
+        }
         Ok(details)
     }
 }
