@@ -221,3 +221,50 @@ async fn quotes_and_chains_take_osi_symbols() {
         "{p}"
     );
 }
+
+#[tokio::test]
+async fn a_change_names_its_option_by_osi_symbol_as_by_fields() {
+    let config = FakeConfig::new(CONSUMER_KEY, CONSUMER_SECRET);
+    let s = Sandbox::start_opts("osi-change", config, &["--allow-trading"], "").await;
+    let (err, pv) = s
+        .call(
+            "preview_order",
+            json!({"account_id_key": KEY, "request": by_fields()}),
+        )
+        .await;
+    assert!(!err, "{pv}");
+    let (err, placed) = s
+        .call(
+            "place_order",
+            json!({"account_id_key": KEY, "preview_id": pv["data"]["preview_id"]}),
+        )
+        .await;
+    assert!(!err, "{placed}");
+    let old = placed["data"]["order_id"].as_i64().expect("order id");
+    let change_body = |s: &Sandbox| {
+        let body = s
+            .fake
+            .requests()
+            .iter()
+            .rev()
+            .find(|r| r.path.ends_with("/change/preview.json"))
+            .and_then(|r| r.body.clone())
+            .expect("a change preview body");
+        let sent: Value = serde_json::from_str(&body).expect("json body");
+        sent["PreviewOrderRequest"]["Order"].clone()
+    };
+    let mut bodies = Vec::new();
+    for mut request in [by_fields(), by_osi("AAPL  270115C00180000")] {
+        request["limit_price"] = json!("2.40");
+        let (err, p) = s
+            .call(
+                "preview_change_order",
+                json!({"account_id_key": KEY, "order_id": old, "request": request}),
+            )
+            .await;
+        assert!(!err, "{p}");
+        bodies.push(change_body(&s));
+    }
+    assert_eq!(bodies[0], bodies[1]);
+    assert_eq!(bodies[1][0]["Instrument"][0]["Product"]["symbol"], "AAPL");
+}
