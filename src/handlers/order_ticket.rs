@@ -99,6 +99,7 @@ pub fn ticket(r: &generated::OrderRequest) -> Result<OrderTicket, ToolError> {
                     call_put: l.call_put,
                     expiration: l.expiration,
                     strike_price: l.strike_price,
+                    osi: l.osi.is_some(),
                 };
                 let at = vec![
                     PathSegment::Key("request"),
@@ -172,6 +173,7 @@ pub fn ticket(r: &generated::OrderRequest) -> Result<OrderTicket, ToolError> {
                 call_put: terms.as_ref().map(|t| t.1).or(r.call_put),
                 expiration: terms.as_ref().map(|t| t.2).or(r.expiration),
                 strike_price: terms.as_ref().map(|t| t.3).or(r.strike_price),
+                osi: r.osi.is_some(),
             }]
         }
     };

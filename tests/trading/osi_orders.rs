@@ -145,6 +145,18 @@ async fn an_osi_symbol_beside_its_fields_is_refused_at_the_field() {
         .await;
     assert_eq!(diagnostics(&p)[0]["path"], json!(["request", "osi"]), "{p}");
     assert_eq!(diagnostics(&p)[0]["code"], "invalid_date", "{p}");
+    // A domain rule on the contract's terms points at the osi the caller gave.
+    let (_, p) = s
+        .call(
+            "preview_order",
+            json!({"account_id_key": KEY, "request": by_osi("AAPL--200117C00180000")}),
+        )
+        .await;
+    assert_eq!(
+        (&diagnostics(&p)[0]["path"], &diagnostics(&p)[0]["code"]),
+        (&json!(["request", "osi"]), &json!("expired")),
+        "{p}"
+    );
     let mut neither = by_fields();
     neither.as_object_mut().map(|o| o.remove("strike_price"));
     let (_, p) = s
