@@ -714,6 +714,16 @@ fn get_quotes_examples_behave_as_declared() {
         );
     }
     let args = __args(
+        "{\"detail_flag\":\"OPTIONS\",\"symbols\":[\"IBM---270115C00200000\",\"IBM   270115P00200000\"]}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_get_quotes(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"detail_flag\":\"OPTIONS\",\"symbols\":[\"IBM---270115C00200000\",\"IBM   270115P00200000\"]}",
+            "get_quotes", e
+        );
+    }
+    let args = __args(
         "{\"detailFlag\":\"FUNDAMENTAL\",\"requireEarningsDate\":true,\"skip_mini_options_check\":true,\"symbols\":[\"GOOG\"]}",
     );
     if let ::core::result::Result::Err(e) = g::parse_get_quotes(args) {
@@ -939,6 +949,14 @@ fn get_option_chains_examples_behave_as_declared() {
             "get_option_chains", e
         );
     }
+    let args = __args("{\"no_of_strikes\":4,\"osi\":\"IBM---270115C00200000\"}");
+    if let ::core::result::Result::Err(e) = g::parse_get_option_chains(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"no_of_strikes\":4,\"osi\":\"IBM---270115C00200000\"}",
+            "get_option_chains", e
+        );
+    }
     match g::parse_get_option_chains(
         __args("{\"detail\":\"summary\",\"symbol\":\"IBM\"}"),
     ) {
@@ -955,12 +973,35 @@ fn get_option_chains_examples_behave_as_declared() {
             )
         }
     }
-    match g::parse_get_option_chains(__args("{}")) {
+    match g::parse_get_option_chains(
+        __args("{\"osi\":\"IBM---270115C00200000\",\"symbol\":\"IBM\"}"),
+    ) {
         ::core::result::Result::Ok(_) => {
-            panic!("invalid example {} of {} was accepted", "{}", "get_option_chains")
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"osi\":\"IBM---270115C00200000\",\"symbol\":\"IBM\"}",
+                "get_option_chains"
+            )
         }
         ::core::result::Result::Err(e) => {
-            assert_eq!(e.code.as_str(), "invalid_input", "example {}", "{}")
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"osi\":\"IBM---270115C00200000\",\"symbol\":\"IBM\"}"
+            )
+        }
+    }
+    match g::parse_get_option_chains(__args("{\"osi\":\"IBM---270115X00200000\"}")) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"osi\":\"IBM---270115X00200000\"}", "get_option_chains"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"osi\":\"IBM---270115X00200000\"}"
+            )
         }
     }
     match g::parse_get_option_chains(
@@ -1492,6 +1533,16 @@ fn preview_order_examples_behave_as_declared() {
             "preview_order", e
         );
     }
+    let args = __args(
+        "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"2.50\",\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"LIMIT\",\"quantity\":\"1\"}}",
+    );
+    if let ::core::result::Result::Err(e) = g::parse_preview_order(args) {
+        panic!(
+            "valid example {} of {} was refused: {:?}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"limit_price\":\"2.50\",\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"LIMIT\",\"quantity\":\"1\"}}",
+            "preview_order", e
+        );
+    }
     match g::parse_preview_order(
         __args(
             "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"SELL\",\"order_type\":\"EQ\",\"price_type\":\"TRAILING_STOP_CNST\",\"quantity\":\"10\",\"symbol\":\"AAPL\"}}",
@@ -1589,20 +1640,39 @@ fn preview_order_examples_behave_as_declared() {
     }
     match g::parse_preview_order(
         __args(
-            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}",
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"strike_price\":\"180\"}}",
         ),
     ) {
         ::core::result::Result::Ok(_) => {
             panic!(
                 "invalid example {} of {} was accepted",
-                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"strike_price\":\"180\"}}",
                 "preview_order"
             )
         }
         ::core::result::Result::Err(e) => {
             assert_eq!(
                 e.code.as_str(), "invalid_input", "example {}",
-                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"symbol\":\"AAPL\"}}"
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY_OPEN\",\"order_type\":\"OPTN\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"MARKET\",\"quantity\":\"1\",\"strike_price\":\"180\"}}"
+            )
+        }
+    }
+    match g::parse_preview_order(
+        __args(
+            "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"MARKET\",\"quantity\":\"1\"}}",
+        ),
+    ) {
+        ::core::result::Result::Ok(_) => {
+            panic!(
+                "invalid example {} of {} was accepted",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"MARKET\",\"quantity\":\"1\"}}",
+                "preview_order"
+            )
+        }
+        ::core::result::Result::Err(e) => {
+            assert_eq!(
+                e.code.as_str(), "invalid_input", "example {}",
+                "{\"account_id_key\":\"JIdOIAcSpwR1Jva7RQBraQ\",\"request\":{\"order_action\":\"BUY\",\"order_type\":\"EQ\",\"osi\":\"AAPL--990116C00180000\",\"price_type\":\"MARKET\",\"quantity\":\"1\"}}"
             )
         }
     }

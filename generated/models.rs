@@ -288,7 +288,7 @@ pub struct Position {
     pub account_id: Option<String>,
     #[serde(rename(deserialize = "Product"), alias = "product", default)]
     pub product: Option<Product>,
-    /// OSI option key (options only).
+    /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
     #[serde(default, deserialize_with = "read::string_opt")]
     pub osi_key: Option<String>,
     #[serde(default, deserialize_with = "read::string_opt")]
@@ -784,6 +784,9 @@ pub struct TransactionBrokerage {
     pub transaction_type: Option<String>,
     #[serde(rename(deserialize = "Product"), alias = "product", default)]
     pub product: Option<Product>,
+    /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
+    #[serde(default, deserialize_with = "read::string_opt")]
+    pub osi_key: Option<String>,
     /// Signed: negative for a sale.
     #[serde(default, deserialize_with = "read::decimal_opt")]
     pub quantity: Option<rust_decimal::Decimal>,
@@ -879,6 +882,9 @@ pub struct Quote {
     pub dst_flag: Option<bool>,
     #[serde(rename(deserialize = "Product"), alias = "product", default)]
     pub product: Option<Product>,
+    /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
+    #[serde(default, deserialize_with = "read::string_opt")]
+    pub osi_key: Option<String>,
     #[serde(rename(deserialize = "All"), alias = "all", default)]
     pub all: Option<QuoteAll>,
     #[serde(rename(deserialize = "Fundamental"), alias = "fundamental", default)]
@@ -1459,6 +1465,7 @@ pub struct OptionContract {
     /// The quote URL; its last path segment is the option symbol get_quotes takes.
     #[serde(default, deserialize_with = "read::string_opt")]
     pub quote_detail: Option<String>,
+    /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
     #[serde(default, deserialize_with = "read::string_opt")]
     pub osi_key: Option<String>,
     #[serde(rename(deserialize = "OptionGreeks"), alias = "optionGreeks", default)]
@@ -1697,6 +1704,7 @@ pub struct OrderInstrument {
     pub lastprice: Option<rust_decimal::Decimal>,
     #[serde(default, deserialize_with = "read::string_opt")]
     pub currency: Option<String>,
+    /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
     #[serde(default, deserialize_with = "read::string_opt")]
     pub osi_key: Option<String>,
     #[serde(default, deserialize_with = "read::string_opt")]

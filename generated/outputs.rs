@@ -261,6 +261,15 @@ pub struct GetAccountOverviewOutput {
     pub complete: bool,
 }
 
+/// What `get_option_chains` answers: its `data` on success (the spec's `output:`).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(transparent)]
+pub struct GetOptionChainsOutput(
+    /// E*TRADE's answer as the runtime's `OptionChain` model reads it, carried unchanged.
+    #[schemars(with = "serde_json::Value")]
+    pub models::OptionChain,
+);
+
 /// What `get_order_ticket` answers: its `data` on success (the spec's `output:`).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GetOrderTicketOutput {
@@ -355,6 +364,22 @@ impl GetOrderTicketOutputStatus {
             Self::NotRequired => "not_required",
         }
     }
+}
+
+/// What `get_quotes` answers: its `data` on success (the spec's `output:`).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct GetQuotesOutput {
+    /// The quotes E*TRADE gave, in its order.
+    /// E*TRADE's answer as the runtime's `Quote` model reads it, carried unchanged.
+    #[schemars(with = "Vec<serde_json::Value>")]
+    pub quotes: Vec<models::Quote>,
+    /// Per-symbol problems E*TRADE reported next to the quotes (e.g. code 1019 for an invalid symbol); empty when every symbol was quoted.
+    /// E*TRADE's answer as the runtime's `BrokerMessage` model reads it, carried unchanged.
+    #[schemars(with = "Vec<serde_json::Value>")]
+    pub messages: Vec<models::BrokerMessage>,
+    /// The requested equity/fund symbols (upper-cased) that got no quote, so a host sees per symbol what is missing without reading the messages; empty when all were quoted. Option symbols (OSI or ROOT:YYYY:MM:DD:CALL:STRIKE) are reported in messages only.
+    #[serde(rename = "unquotedSymbols")]
+    pub unquoted_symbols: Vec<String>,
 }
 
 /// One journaled mutation: the intent (written before the request was sent), the outcome and any reconciliation.
@@ -690,7 +715,7 @@ impl ServerStatusOutputEnvironment {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ServerStatusOutputMarketData {
     pub source: ServerStatusOutputMarketDataSource,
-    /// The paper broker's clock (etrade paper advance moves it); null for E*TRADE.
+    /// The paper broker's clock (etrade paper advance moves it), the same instant as meta.observed_at: in paper every time an answer carries is on this clock. Null for E*TRADE.
     pub simulated_time: Option<String>,
     /// Paper only: quotes (and stock fills) come from E*TRADE through this profile's production or sandbox credentials whenever they are active, else from the simulator; each quote's source says which. null: always the simulator.
     pub live_quotes: Option<ServerStatusOutputMarketDataLiveQuotes>,
@@ -917,11 +942,13 @@ pub struct SummarizeTransactionsOutputTotals {
 /// Each tool's output type as JSON Schema, by tool name, for the test that holds the
 /// types to the spec (a decimal, a date and a carried answer model read as strings and
 /// any value: their own shape is checked elsewhere).
-pub fn schemas() -> [(&'static str, schemars::Schema); 12] {
+pub fn schemas() -> [(&'static str, schemars::Schema); 14] {
     [
         ("server_status", schemars::schema_for!(ServerStatusOutput)),
         ("get_account_overview", schemars::schema_for!(GetAccountOverviewOutput)),
         ("summarize_transactions", schemars::schema_for!(SummarizeTransactionsOutput)),
+        ("get_quotes", schemars::schema_for!(GetQuotesOutput)),
+        ("get_option_chains", schemars::schema_for!(GetOptionChainsOutput)),
         ("preview_order", schemars::schema_for!(PreviewOrderOutput)),
         ("place_order", schemars::schema_for!(PlaceOrderOutput)),
         ("cancel_order", schemars::schema_for!(CancelOrderOutput)),

@@ -35,7 +35,12 @@ pub fn outputs_rs(catalog: &Catalog) -> String {
             "What `{}` answers: its `data` on success (the spec's `output:`).",
             t.name
         );
-        sink.object(&t.output, &d);
+        match &t.output.model {
+            // A read with a hand-written handler answers E*TRADE's answer whole: its output
+            // is the answer model, carried as is.
+            Some(model) => sink.carried(&t.output.rust_name, model, &d),
+            None => sink.object(&t.output, &d),
+        }
         let (name, ty) = (&t.name, format_ident!("{}", t.output.rust_name));
         schemas.push(quote! { (#name, schemars::schema_for!(#ty)) });
     }
@@ -104,12 +109,35 @@ impl Sink {
         );
     }
 
+    /// A tool's output that is an answer model: a transparent wrapper around it.
+    fn carried(&mut self, rust_name: &str, model: &str, d: &str) {
+        let ident = format_ident!("{}", rust_name);
+        let m = format_ident!("{}", model);
+        let d = doc(d);
+        let carried = doc(&format!(
+            "E*TRADE's answer as the runtime's `{model}` model reads it, carried unchanged."
+        ));
+        self.items.insert(
+            rust_name.to_string(),
+            quote! {
+                #d
+                #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+                #[serde(transparent)]
+                pub struct #ident(
+                    #carried
+                    #[schemars(with = "serde_json::Value")]
+                    pub models::#m,
+                );
+            },
+        );
+    }
+
     /// The Rust type of a field's value; `place` names the field, for the docs of the
     /// types generated for it.
     fn rust_type(&mut self, n: &TyNode, place: &str) -> TokenStream {
         let inner = match &n.ty {
             Ty::String { .. } => quote! { String },
-            // RFC 3339 as `runtime::time` writes it (UTC, seconds).
+            // RFC 3339 as `runtime::time::rfc3339` writes it (UTC, at most milliseconds).
             Ty::DateTime => quote! { String },
             Ty::Integer { .. } => quote! { i64 },
             Ty::Boolean => quote! { bool },

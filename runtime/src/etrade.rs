@@ -12,6 +12,7 @@ mod limiter;
 pub mod models;
 pub mod oauth;
 pub mod order_body;
+pub mod osi;
 pub mod request;
 pub mod session;
 pub mod vocabulary;

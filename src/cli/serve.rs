@@ -14,7 +14,7 @@ use runtime::mcp::approval_page::ApprovalPage;
 use runtime::mcp::dispatch::Transport;
 use runtime::mcp::http::{BoundHttp, HttpOptions};
 use runtime::mcp::http_sessions::SessionLimits;
-use runtime::mcp::server::{McpServer, ServerOptions};
+use runtime::mcp::server::{McpServer, ServerClock, ServerOptions};
 use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
 use runtime::paper::market::SimulatedMarket;
@@ -103,7 +103,22 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .filter(|h| h.is_loopback())
         .and_then(BoundHttp::local_addr)
         .map(|addr| format!("http://{addr}"));
-    let (desk, approval_page) = order_desk(&setup, policy, brokerage.broker.clone(), page_origin)?;
+    // One "now" per answer: in paper every time the server writes (meta.observed_at, a
+    // preview's expiry, the journal) is on the book's simulated clock, like its answers.
+    let clock = match &brokerage.paper {
+        Some(book) => {
+            let book = book.clone();
+            ServerClock(Arc::new(move || book.now()))
+        }
+        None => ServerClock::wall(),
+    };
+    let (desk, approval_page) = order_desk(
+        &setup,
+        policy,
+        brokerage.broker.clone(),
+        page_origin,
+        clock.0.clone(),
+    )?;
     let transport = match args.transport {
         TransportArg::Stdio => Transport::Stdio,
         TransportArg::Http => Transport::Http,
@@ -125,6 +140,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             transport,
             granted: granted.clone(),
             client_trust,
+            clock,
         },
     )
     .map_err(anyhow::Error::msg)?;
@@ -361,6 +377,7 @@ fn order_desk(
     policy: TradingPolicy,
     broker: Arc<dyn Broker>,
     page_origin: Option<String>,
+    clock: runtime::etrade::Clock,
 ) -> anyhow::Result<(OrderDesk, Page)> {
     let dir = setup.paths.ensure_data_dir()?;
     let store = TradingStore::open_deferred(dir.join("trading.redb"))
@@ -403,7 +420,7 @@ fn order_desk(
         settings.environment.as_str(),
         &settings.profile,
         broker,
-        Arc::new(jiff::Timestamp::now),
+        clock,
     )
     .with_halt(HaltSwitch::new(
         dir,

@@ -49,7 +49,7 @@ pub async fn answer(
         preview_id: p.preview_id,
         decision: decided,
         channel: AnswerOrderTicketOutputChannel::App,
-        expires_at: p.expires_at.to_string(),
+        expires_at: runtime::time::rfc3339(p.expires_at),
     })
 }
 
@@ -70,7 +70,7 @@ fn ticket_data(v: &TicketView, desk: &OrderDesk) -> GetOrderTicketOutput {
         pin_required: v.pin_required,
         app_approval: v.app_approval,
         approve_command: desk.approve_command(&p.preview_id),
-        expires_at: p.expires_at.to_string(),
+        expires_at: runtime::time::rfc3339(p.expires_at),
         account: GetOrderTicketOutputAccount {
             name: p.context.account_name.clone(),
             last4: p.context.account_last4.clone(),

@@ -8,6 +8,7 @@ use runtime::outputs::{
     JournalEntryKind, JournalLeg, JournalOrder, JournalOutcome, JournalOutcomeStatus,
     JournalReconciliation, JournalReconciliationStatus,
 };
+use runtime::time::rfc3339;
 use runtime::trading::{
     ApprovalRecord, Channel, Decision, JournalEntry, LegSummary, MutationKind, OrderSummary,
     Outcome, ReconcileStatus, Reconciliation,
@@ -90,7 +91,7 @@ fn outcome_view(o: &Outcome) -> JournalOutcome {
             deleted_alert_ids,
         } => JournalOutcome {
             status: JournalOutcomeStatus::Succeeded,
-            at: Some(at.to_string()),
+            at: Some(rfc3339(*at)),
             order_id: *order_id,
             deleted_alert_ids: deleted_alert_ids.clone(),
             ..none
@@ -102,7 +103,7 @@ fn outcome_view(o: &Outcome) -> JournalOutcome {
             deleted_alert_ids,
         } => JournalOutcome {
             status: JournalOutcomeStatus::Failed,
-            at: Some(at.to_string()),
+            at: Some(rfc3339(*at)),
             code: Some(code.clone()),
             failed_alert_ids: failed_alert_ids.clone(),
             deleted_alert_ids: deleted_alert_ids.clone(),
@@ -110,7 +111,7 @@ fn outcome_view(o: &Outcome) -> JournalOutcome {
         },
         Outcome::Uncertain { at, reason } => JournalOutcome {
             status: JournalOutcomeStatus::Uncertain,
-            at: Some(at.to_string()),
+            at: Some(rfc3339(*at)),
             reason: Some(reason.clone()),
             ..none
         },
@@ -129,7 +130,7 @@ fn approval_view(a: &ApprovalRecord) -> JournalEntryApproval {
             Channel::Page => JournalEntryApprovalChannel::Page,
             Channel::App => JournalEntryApprovalChannel::App,
         },
-        at: a.at.to_string(),
+        at: rfc3339(a.at),
     }
 }
 
@@ -140,7 +141,7 @@ fn reconciliation_view(r: &Reconciliation) -> JournalReconciliation {
             ReconcileStatus::NotFound => JournalReconciliationStatus::NotFound,
             ReconcileStatus::Unknown => JournalReconciliationStatus::Unknown,
         },
-        at: r.at.to_string(),
+        at: rfc3339(r.at),
         order_id: r.order_id,
         order_status: r.order_status.clone(),
         note: r.note.clone(),
@@ -166,7 +167,7 @@ pub fn journal_entry(e: &JournalEntry) -> Result<EntryView, ToolError> {
         client_order_id: i.client_order_id.clone(),
         target_order_id: i.target_order_id,
         alert_ids: i.alert_ids.clone(),
-        intent_at: i.intent_at.to_string(),
+        intent_at: rfc3339(i.intent_at),
         order: i.summary.as_ref().map(journal_order),
         outcome: outcome_view(&e.outcome),
         reconciliation: e.reconciliation.as_ref().map(reconciliation_view),

@@ -6,6 +6,7 @@ mod accounts;
 mod alerts;
 mod app_ticket;
 mod journal_view;
+mod market;
 pub mod order_ticket;
 mod orders;
 mod status;

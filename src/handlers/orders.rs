@@ -17,7 +17,7 @@ use runtime::trading::desk::{OrderDesk, PreviewOutcome};
 fn preview_data(p: PreviewOutcome) -> PreviewOrderOutput {
     PreviewOrderOutput {
         preview_id: p.record.preview_id,
-        expires_at: p.record.expires_at.to_string(),
+        expires_at: runtime::time::rfc3339(p.record.expires_at),
         account_id_key: p.record.account_id_key,
         client_order_id: p.record.client_order_id,
         order_type: p.record.summary.order_type.as_str().to_string(),

@@ -9,6 +9,7 @@ use runtime::outputs::{
     ServerStatusOutput, ServerStatusOutputMarketData, ServerStatusOutputMarketDataLiveQuotes,
     ServerStatusOutputMarketDataSource,
 };
+use runtime::time::rfc3339;
 
 impl generated::StatusHandlers for Handlers {
     async fn server_status(
@@ -46,7 +47,8 @@ impl generated::StatusHandlers for Handlers {
             )
         });
         status.credentials = credentials;
-        status.market_data.simulated_time = h.paper.as_ref().map(|book| book.now().to_string());
+        // In paper the server's clock is the book's: the simulated time is the answer's now.
+        status.market_data.simulated_time = h.paper.as_ref().map(|_| rfc3339(ctx.now));
         // Read now, like the desk's check before every mutation: a halt made by another
         // process shows at once.
         let halted = h

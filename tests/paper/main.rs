@@ -11,5 +11,7 @@ mod paper_cli;
 mod paper_crash;
 mod paper_live_quotes;
 mod paper_migration;
+mod paper_one_now;
 mod paper_order_types;
+mod paper_osi;
 mod paper_scenario;

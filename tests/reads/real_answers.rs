@@ -245,8 +245,13 @@ fn leaf(v: &Value) -> Option<Leaf> {
     }
 }
 
+/// RFC 3339 UTC as the README promises it: whole seconds, with the milliseconds E*TRADE
+/// sent (three digits) when there are any.
 fn rfc3339(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    match t.subsec_millisecond() {
+        0 => t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        ms => format!("{}.{ms:03}Z", t.strftime("%Y-%m-%dT%H:%M:%S")),
+    }
 }
 
 /// The leaf the result should hold for the answer's `key: v`; None when it should hold none
@@ -721,21 +726,24 @@ async fn answers_in_shapes_e_trade_does_not_send_are_refused() {
     assert_eq!(tried, 14, "every etrade-js sample was tried");
 }
 
-/// The comparison itself: a dropped field, a changed number and a wrong time unit are caught.
+/// The comparison itself: a dropped field, a changed number, a wrong time unit and
+/// milliseconds cut to the second are caught.
 #[test]
 fn the_leaf_comparison_catches_what_it_should() {
     let answer = json!({"R": {"A": [{"price": 1.5, "dstFlag": false, "placedTime": 1_700_000_000_123_i64}]}});
-    let whole =
-        json!({"a": [{"price": "1.50", "dstFlag": false, "placedTime": "2023-11-14T22:13:20Z"}]});
+    let whole = json!({"a": [{"price": "1.50", "dstFlag": false, "placedTime": "2023-11-14T22:13:20.123Z"}]});
     assert!(missing(&answer, &whole, "t").is_empty());
-    let dropped = json!({"a": [{"price": "1.5", "placedTime": "2023-11-14T22:13:20Z"}]});
+    let dropped = json!({"a": [{"price": "1.5", "placedTime": "2023-11-14T22:13:20.123Z"}]});
     assert_eq!(missing(&answer, &dropped, "t").len(), 1);
-    let changed =
-        json!({"a": [{"price": "1.51", "dstFlag": false, "placedTime": "2023-11-14T22:13:20Z"}]});
+    let changed = json!({"a": [{"price": "1.51", "dstFlag": false, "placedTime": "2023-11-14T22:13:20.123Z"}]});
     assert_eq!(missing(&answer, &changed, "t").len(), 1);
     let seconds =
         json!({"a": [{"price": "1.5", "dstFlag": false, "placedTime": "+55831-06-09T04:28:43Z"}]});
     assert_eq!(missing(&answer, &seconds, "t").len(), 1);
+    // E*TRADE's milliseconds cut to the second are a lost value.
+    let cut =
+        json!({"a": [{"price": "1.5", "dstFlag": false, "placedTime": "2023-11-14T22:13:20Z"}]});
+    assert_eq!(missing(&answer, &cut, "t").len(), 1);
     let twice = json!({"R": [{"price": 1.5}, {"price": 1.5}]});
     assert_eq!(missing(&twice, &json!([{"price": "1.5"}]), "t").len(), 1);
 }

@@ -174,6 +174,13 @@ fn every_hand_written_tool_has_an_output_type_that_matches_its_output_schema() {
     for (name, schema) in &schemas {
         let tool = hand.iter().find(|t| t.name == *name).expect("listed");
         let root = schema.as_value();
+        if tool.output.model.is_some() {
+            // The whole output is a carried answer: the model's own tests hold its shape.
+            if root.get("type").is_some() {
+                problems.push(format!("{name}: a carried answer, not {root}"));
+            }
+            continue;
+        }
         check_object(root, &tool.output, root, name, &mut problems);
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -8,6 +8,7 @@ mod common;
 
 mod halt;
 mod order_diagnostics;
+mod osi_orders;
 mod store_migration;
 mod trade_permissions;
 mod trade_previews;

@@ -3,7 +3,7 @@
 
 use crate::config::Environment;
 use crate::contract::errors::ToolError;
-use crate::time::rfc3339_seconds;
+use crate::time::rfc3339;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::Value;
@@ -12,16 +12,18 @@ use serde_json::Value;
 pub struct Meta {
     pub environment: Environment,
     pub profile: String,
-    /// RFC 3339 UTC, whole seconds.
+    /// RFC 3339 UTC, to the millisecond at most (`crate::time::rfc3339`).
     pub observed_at: String,
 }
 
 impl Meta {
-    pub fn now(environment: Environment, profile: &str) -> Meta {
+    /// The meta of an answer observed at `at`: the server's clock when the call began (in
+    /// paper, the simulated clock), the one "now" the whole answer uses.
+    pub fn at(environment: Environment, profile: &str, at: jiff::Timestamp) -> Meta {
         Meta {
             environment,
             profile: profile.to_string(),
-            observed_at: rfc3339_seconds(jiff::Timestamp::now()),
+            observed_at: rfc3339(at),
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::time::rfc3339_seconds;
+use crate::time::rfc3339;
 
 use super::{CredentialKey, CredentialStore, StoreError, StoredCredentials};
 
@@ -160,8 +160,8 @@ fn estimate_loaded(
         }
     };
 
-    report.authorized_at = credentials.authorized_at.map(rfc3339_seconds);
-    report.last_used_at = credentials.last_used_at.map(rfc3339_seconds);
+    report.authorized_at = credentials.authorized_at.map(rfc3339);
+    report.last_used_at = credentials.last_used_at.map(rfc3339);
     let (state, detail) = match judge(&credentials, key, now, &mut report.expires_at) {
         Ok(verdict) => verdict,
         Err(TimeZoneUnavailable) => (
@@ -220,13 +220,13 @@ fn judge(
     };
 
     let expiry = next_broker_midnight(authorized_at)?;
-    *expires_at = Some(rfc3339_seconds(expiry));
+    *expires_at = Some(rfc3339(expiry));
     if now >= expiry {
         return Ok((
             CredentialState::Expired,
             format!(
                 "Access token expired at midnight US Eastern ({}). Run {}.",
-                rfc3339_seconds(expiry),
+                rfc3339(expiry),
                 login_command(key)
             ),
         ));
@@ -490,14 +490,20 @@ mod tests {
     }
 
     #[test]
-    fn timestamps_are_reported_in_whole_seconds() {
+    fn timestamps_are_reported_to_the_millisecond_at_most() {
         let creds = logged_in(
             "2026-10-17T12:00:00.75Z",
             Some("2026-10-17T12:10:00.123456Z"),
         );
         let est = estimate_for(Some(creds), "2026-10-17T12:20:00Z");
-        assert_eq!(est.authorized_at.as_deref(), Some("2026-10-17T12:00:00Z"));
-        assert_eq!(est.last_used_at.as_deref(), Some("2026-10-17T12:10:00Z"));
+        assert_eq!(
+            est.authorized_at.as_deref(),
+            Some("2026-10-17T12:00:00.750Z")
+        );
+        assert_eq!(
+            est.last_used_at.as_deref(),
+            Some("2026-10-17T12:10:00.123Z")
+        );
     }
 
     struct BrokenStore;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::json_number::NumberStyle;
+use crate::etrade::osi::OptionSymbol;
 pub use crate::etrade::vocabulary::{CallPut, SecurityType};
 
 /// What a leg or a position trades.
@@ -83,32 +84,30 @@ impl Instrument {
         self.option_terms().map(|(_, _, _, strike)| strike)
     }
 
+    /// The option as one contract of [`OptionSymbol`], the spellings' one home; None for
+    /// anything else.
+    pub fn option_symbol(&self) -> Option<OptionSymbol> {
+        let (underlying, expiry, right, strike) = self.option_terms()?;
+        Some(OptionSymbol {
+            root: underlying.to_string(),
+            expiry,
+            call_put: right,
+            strike,
+        })
+    }
+
     /// The OSI key of an option (`AAPL--250620C00150000`), None for anything else.
     pub fn osi_key(&self) -> Option<String> {
-        let (underlying, expiry, right, strike) = self.option_terms()?;
-        let thousandths = (strike * Decimal::ONE_THOUSAND).trunc();
-        Some(format!(
-            "{underlying:-<6}{:02}{:02}{:02}{}{thousandths:0>8}",
-            expiry.year() % 100,
-            expiry.month(),
-            expiry.day(),
-            if right == CallPut::Put { 'P' } else { 'C' },
-        ))
+        self.option_symbol().map(|o| o.osi_key())
     }
 
     /// The symbol a quote request names it by: `IBM:2018:8:17:CALL:200.000000` for an
     /// option.
     pub fn quote_symbol(&self) -> String {
-        let Some((underlying, expiry, right, strike)) = self.option_terms() else {
-            return self.symbol().to_string();
-        };
-        format!(
-            "{underlying}:{}:{}:{}:{}:{strike:.6}",
-            expiry.year(),
-            expiry.month(),
-            expiry.day(),
-            right.as_str(),
-        )
+        match self.option_symbol() {
+            Some(o) => o.quote_symbol(),
+            None => self.symbol().to_string(),
+        }
     }
 
     /// How E*TRADE displays the security (`AAPL Jun 20 '25 $150 Call`).

@@ -11,6 +11,7 @@
 pub mod accounts;
 pub mod alerts;
 pub mod balances;
+pub mod contracts;
 pub mod generated;
 pub mod lookup;
 pub mod money;

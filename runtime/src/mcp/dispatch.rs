@@ -44,6 +44,9 @@ pub struct CallContext {
     pub ask: Option<std::sync::Arc<dyn crate::trading::approval::AskPerson>>,
     /// Who may be this client: whether its channels (form, link, ticket) may approve.
     pub client_trust: crate::trading::approval::ClientTrust,
+    /// The server's clock when the call began (in paper, the simulated clock): the answer's
+    /// `meta.observed_at`, and what a handler reports as "now".
+    pub now: jiff::Timestamp,
 }
 
 impl CallContext {

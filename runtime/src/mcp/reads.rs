@@ -9,6 +9,16 @@ use crate::etrade::answers::BrokerAnswer;
 use crate::mcp::dispatch::ToolResult;
 
 pub async fn read<A: BrokerAnswer>(broker: &dyn Broker, request: &EtradeRequest) -> ToolResult {
+    let answer = read_answer::<A>(broker, request).await?;
+    serde_json::to_value(&answer).map_err(|_| ToolError::internal())
+}
+
+/// The same read, the answer kept typed: for a hand-written read handler that shapes its
+/// request first (an OSI symbol into E*TRADE's own spelling) and returns its output type.
+pub async fn read_answer<A: BrokerAnswer>(
+    broker: &dyn Broker,
+    request: &EtradeRequest,
+) -> Result<A, ToolError> {
     let answer = match broker.read(request).await {
         Ok(body) => A::from_answer(body, request)
             .map_err(|_| ToolError::new(ErrorCode::InvalidBrokerResponse))?,
@@ -17,5 +27,5 @@ pub async fn read<A: BrokerAnswer>(broker: &dyn Broker, request: &EtradeRequest)
     if let Some(refusal) = answer.refusal() {
         return Err(answer_refusal(&refusal));
     }
-    serde_json::to_value(&answer).map_err(|_| ToolError::internal())
+    Ok(answer)
 }

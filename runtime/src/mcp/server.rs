@@ -52,6 +52,28 @@ pub struct ServerOptions {
     pub granted: Vec<&'static str>,
     /// Who may be a client of this server: whether a client's own channels may approve.
     pub client_trust: ClientTrust,
+    /// What "now" is in answers: the wall clock, or paper's simulated clock.
+    pub clock: ServerClock,
+}
+
+/// The server's clock, read once per call.
+#[derive(Clone)]
+pub struct ServerClock(pub crate::etrade::Clock);
+
+impl ServerClock {
+    pub fn wall() -> ServerClock {
+        ServerClock(Arc::new(jiff::Timestamp::now))
+    }
+
+    pub fn now(&self) -> jiff::Timestamp {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for ServerClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ServerClock")
+    }
 }
 
 /// Cheap to clone: the HTTP transport makes one per session.
@@ -114,7 +136,8 @@ impl McpServer {
         let Some(descriptor) = catalog.tool(&request.name) else {
             return Err(ErrorData::invalid_params("Unknown tool.", None));
         };
-        let meta = || Meta::now(o.environment, &o.profile);
+        let now = o.clock.now();
+        let meta = || Meta::at(o.environment, &o.profile, now);
         if !o.granted.contains(&descriptor.permission) {
             let flag = catalog
                 .permission(descriptor.permission)
@@ -173,6 +196,7 @@ impl McpServer {
             cancel: ct.clone(),
             ask,
             client_trust: o.client_trust,
+            now,
         };
         let outcome = tokio::select! {
             r = self.inner.dispatch.call(descriptor.name, args, &ctx) => r,

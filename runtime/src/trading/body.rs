@@ -121,6 +121,7 @@ mod tests {
                 call_put: None,
                 expiration: None,
                 strike_price: None,
+                osi: false,
             }],
             flat: true,
         }

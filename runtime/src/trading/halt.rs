@@ -202,7 +202,7 @@ impl Halt {
     pub fn describe(&self) -> HaltStatus {
         HaltStatus {
             by: self.by.clone(),
-            at: self.at.to_string(),
+            at: crate::time::rfc3339(self.at),
             reason: self.reason.clone(),
             scope: match self.scope {
                 HaltScope::All => HaltStatusScope::All,

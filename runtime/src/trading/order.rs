@@ -39,6 +39,9 @@ pub struct TicketLeg {
     pub call_put: Option<CallPut>,
     pub expiration: Option<jiff::civil::Date>,
     pub strike_price: Option<Decimal>,
+    /// The request named this option by its OSI symbol: a problem with its expiration or
+    /// strike is reported at `osi`, the field the caller gave.
+    pub osi: bool,
 }
 
 impl TicketLeg {
@@ -130,6 +133,7 @@ mod tests {
                 call_put: None,
                 expiration: None,
                 strike_price: None,
+                osi: false,
             }],
             flat: true,
         }

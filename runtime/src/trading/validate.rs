@@ -95,6 +95,11 @@ impl Checker<'_> {
     /// Where a leg's field lives: `request.<field>` for a flat order, else
     /// `request.legs[i].<field>`.
     fn leg_field(&self, i: usize, name: &'static str) -> Vec<PathSegment> {
+        let by_osi = self.ticket.legs.get(i).is_some_and(|l| l.osi);
+        let name = match name {
+            "call_put" | "expiration" | "strike_price" if by_osi => "osi",
+            other => other,
+        };
         if self.ticket.flat {
             self.field(name)
         } else {
@@ -681,6 +686,7 @@ mod tests {
             call_put: Some(word(CallPut::parse, cp)),
             expiration: Some(date(2026, 12, 18)),
             strike_price: Some(Decimal::from(strike)),
+            osi: false,
         }
     }
 
@@ -721,6 +727,7 @@ mod tests {
                 call_put: None,
                 expiration: None,
                 strike_price: None,
+                osi: false,
             }],
             flat: true,
         }
@@ -951,6 +958,7 @@ mod tests {
                 call_put: opt.then_some(cp),
                 expiration: opt.then(|| TODAY.checked_add(jiff::Span::new().days(d)).unwrap_or(TODAY)),
                 strike_price: opt.then(|| Decimal::from(s)),
+                osi: false,
             }).collect();
             let t = OrderTicket {
                 order_type: ot, price_type: pt, order_term: term, market_session: session,

@@ -60,9 +60,10 @@ mod tests {
             l.alerts[0].create_time.as_deref(),
             Some("2023-11-14T22:13:20Z")
         );
+        // Sent in milliseconds: the milliseconds are kept.
         assert_eq!(
             l.alerts[1].create_time.as_deref(),
-            Some("2023-11-14T22:13:20Z")
+            Some("2023-11-14T22:13:20.123Z")
         );
         let out = serde_json::to_value(&l).expect("serializes");
         assert_eq!(out["alerts"][0]["id"], 1108);

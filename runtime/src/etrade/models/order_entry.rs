@@ -2,6 +2,7 @@
 //! `PlaceOrderResponse` (place and change place) and `CancelOrderResponse`. Messages and
 //! warnings are kept unchanged; money is exact decimals; times are RFC 3339.
 
+use super::contracts::NamesContracts;
 pub use super::generated::{
     BrokerCancellation, BrokerPlacement, BrokerPreview, BuyingPowerDetails, BuyingPowerFigures,
     OrderDisclosure, OrderIdEntry, PortfolioMarginImpact, PreviewIdEntry,
@@ -119,6 +120,8 @@ impl BrokerPreview {
         if p.preview_ids.is_empty() {
             return Err(EntryParseError::Shape);
         }
+        let mut p = p;
+        p.fill_osi_keys();
         Ok(p)
     }
 }
@@ -142,7 +145,8 @@ impl BrokerPlacement {
             .map_err(|_| EntryParseError::Shape)?
             .response;
         let order_id = ids.the_order_id().ok_or(EntryParseError::Shape)?;
-        let answer = parse::<PlaceEnvelope>(Some(body))?.response;
+        let mut answer = parse::<PlaceEnvelope>(Some(body))?.response;
+        answer.fill_osi_keys();
         Ok(PlacedAnswer { order_id, answer })
     }
 }
@@ -234,7 +238,7 @@ mod tests {
             .and_then(|s| s.net_bp);
         assert_eq!(bp.map(|d| d.to_string()).as_deref(), Some("-449.89"));
         assert_eq!(p.order[0].messages[0].code.as_deref(), Some("1049"));
-        assert_eq!(p.preview_time.as_deref(), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(p.preview_time.as_deref(), Some("2023-11-14T22:13:20.123Z"));
         let out = serde_json::to_value(&p).expect("ser");
         assert_eq!(out["cashBpDetails"]["settled"]["netBp"], "-449.89");
     }

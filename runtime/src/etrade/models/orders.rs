@@ -2,6 +2,7 @@
 //! `Instrument[]` and `Events.Event[]`), paged by `marker` (present with `next` only when
 //! more pages exist). An empty answer (204) is an empty page.
 
+use super::contracts::NamesContracts;
 pub use super::generated::{Order, OrderDetail, OrderEvent, OrderInstrument, OrderList};
 use crate::etrade::BrokerBody;
 use serde::Deserialize;
@@ -22,6 +23,7 @@ impl OrderList {
                 if page.marker.as_deref().is_some_and(|m| m.trim().is_empty()) {
                     page.marker = None;
                 }
+                page.fill_osi_keys();
                 Ok(page)
             }
         }
@@ -53,7 +55,7 @@ mod tests {
         assert_eq!(o.events.len(), 1);
         assert_eq!(o.events[0].instrument.len(), 1);
         let d = &o.order_detail[0];
-        assert_eq!(d.placed_time.as_deref(), Some("2023-11-14T22:13:21Z"));
+        assert_eq!(d.placed_time.as_deref(), Some("2023-11-14T22:13:21.456Z"));
         assert_eq!(d.ratio, None);
         let out = serde_json::to_value(&page).expect("serializes");
         assert_eq!(out["orders"][0]["orderDetail"][0]["limitPrice"], "170");

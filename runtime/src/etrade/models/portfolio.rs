@@ -1,6 +1,7 @@
 //! `GET /v1/accounts/{k}/portfolio` → `PortfolioResponse` (one page of positions) and
 //! `GET /v1/accounts/{k}/portfolio/{positionId}` → `PositionLotsResponse.PositionLot[]`.
 
+use super::contracts::NamesContracts;
 pub use super::generated::{AccountPortfolio, PortfolioTotals, Position, PositionLot, Product};
 use super::scalars::int_opt;
 use crate::etrade::BrokerBody;
@@ -48,11 +49,15 @@ impl PortfolioPage {
                 (r.response.totals, r.response.account_portfolio)
             }
         };
-        Ok(PortfolioPage {
+        let mut page = PortfolioPage {
             page_number,
             totals,
             account_portfolio,
-        })
+        };
+        for a in &mut page.account_portfolio {
+            a.position.iter_mut().for_each(|p| p.fill_osi_keys());
+        }
+        Ok(page)
     }
 }
 

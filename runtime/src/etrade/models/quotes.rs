@@ -1,6 +1,7 @@
 //! `GET /v1/market/quote/{symbols}` → `QuoteResponse.QuoteData[]` plus the per-symbol
 //! problems E*TRADE reports next to good quotes in `QuoteResponse.Messages.Message[]`.
 
+use super::contracts::NamesContracts;
 pub use super::generated::{
     BrokerMessage, ExtendedHourQuote, OptionDeliverable, OptionGreeks, Quote, QuoteAll,
     QuoteFundamental, QuoteIntraday, QuoteMutualFund, QuoteOption, QuoteWeek52,
@@ -76,11 +77,13 @@ impl QuoteList {
                 "a quote answer with neither QuoteData nor Messages",
             ));
         }
-        Ok(QuoteList {
+        let mut list = QuoteList {
             quotes: quote_data.unwrap_or_default(),
             messages: messages.unwrap_or_default(),
             unquoted_symbols: Vec::new(),
-        })
+        };
+        list.quotes.iter_mut().for_each(|q| q.fill_osi_keys());
+        Ok(list)
     }
 
     /// Record which of the requested symbols got no quote. Option requests

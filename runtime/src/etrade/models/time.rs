@@ -1,11 +1,12 @@
 //! E*TRADE times on the wire: epoch milliseconds or seconds, with 0 meaning "none". Outputs
-//! carry RFC 3339 UTC strings instead.
+//! carry RFC 3339 UTC strings instead, keeping the milliseconds of a millisecond time
+//! (`crate::time::rfc3339`).
 
 use super::scalars::Scalar;
 use serde::{Deserialize, Deserializer};
 
 fn to_rfc3339(t: jiff::Timestamp) -> String {
-    crate::time::rfc3339_seconds(t)
+    crate::time::rfc3339(t)
 }
 
 /// A boolean is refused (a malformed answer); an unusable number or string is no time.

@@ -4,6 +4,7 @@
 //! List items carry lowercase `brokerage` → `product`, details `Brokerage` → `Product`;
 //! `transactionId` arrives as a string or a number and always leaves as a string.
 
+use super::contracts::NamesContracts;
 pub use super::generated::{Transaction, TransactionBrokerage, TransactionDetails};
 use super::scalars::{bool_opt, int_opt, string_opt};
 use crate::etrade::BrokerBody;
@@ -62,7 +63,7 @@ impl TransactionPage {
             None => TransactionListBody::default(),
             Some(v) => v.into().read::<TransactionListResponse>()?.response,
         };
-        Ok(TransactionPage {
+        let mut page = TransactionPage {
             transaction: b.transaction,
             marker: b.marker.filter(|m| !m.trim().is_empty()),
             next: b.next.filter(|n| !n.trim().is_empty()),
@@ -70,7 +71,15 @@ impl TransactionPage {
             more_transactions: b.more_transactions,
             transaction_count: b.transaction_count,
             total_count: b.total_count,
-        })
+        };
+        for b in page
+            .transaction
+            .iter_mut()
+            .filter_map(|t| t.brokerage.as_mut())
+        {
+            b.fill_osi_keys();
+        }
+        Ok(page)
     }
 }
 
@@ -86,7 +95,11 @@ impl TransactionDetails {
         body: Option<impl Into<BrokerBody>>,
     ) -> Result<TransactionDetails, serde_json::Error> {
         let v = body.ok_or_else(|| serde::de::Error::custom("empty details answer"))?;
-        Ok(v.into().read::<TransactionDetailsResponse>()?.response)
+        let mut details = v.into().read::<TransactionDetailsResponse>()?.response;
+        if let Some(b) = &mut details.brokerage {
+            b.fill_osi_keys();
+        }
+        Ok(details)
     }
 }
 #[cfg(test)]

@@ -102,7 +102,7 @@ impl PaperBook {
                 .collect();
             let offset = s.meta.offset();
             Ok(json!({
-                "simulatedTime": now.to_string(),
+                "simulatedTime": crate::time::rfc3339(now),
                 "offsetSeconds": offset.as_secs(),
                 "session": format!("{:?}", phase_at(now)),
                 "marketSource": ctx.market.source(),

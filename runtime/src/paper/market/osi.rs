@@ -1,31 +1,18 @@
-//! Parsing the colon-separated quote symbol of an option back into a contract (its
-//! spellings are [`crate::emulation::Instrument`]'s).
-
-use std::str::FromStr;
-
-use jiff::civil::Date;
-use rust_decimal::Decimal;
+//! An option's symbol back into a contract of the paper market: the quote form
+//! (`IBM:2026:12:18:CALL:200`) or an OSI symbol, read by the E*TRADE client's one parser
+//! ([`crate::etrade::osi`]), for an underlier paper lists.
 
 use super::symbols::listed;
-use crate::paper::touch::{CallPut, OptionContract};
+use crate::etrade::osi::OptionSymbol;
+use crate::paper::touch::OptionContract;
 
 pub(super) fn parse_option_symbol(s: &str) -> Option<OptionContract> {
-    let p: Vec<&str> = s.split(':').map(str::trim).collect();
-    let [root, year, month, day, cp, strike] = p.as_slice() else {
-        return None;
-    };
-    let underlying = listed(root)?.symbol.clone();
-    let expiration = Date::new(year.parse().ok()?, month.parse().ok()?, day.parse().ok()?).ok()?;
-    let call_put = match cp.to_ascii_uppercase().as_str() {
-        "CALL" | "C" => CallPut::Call,
-        "PUT" | "P" => CallPut::Put,
-        _ => return None,
-    };
-    let strike = Decimal::from_str(strike).ok()?.normalize();
+    let o = OptionSymbol::parse_quote_symbol(s).or_else(|| OptionSymbol::parse_osi(s).ok())?;
+    let underlying = listed(&o.root)?.symbol.clone();
     Some(OptionContract {
         underlying,
-        expiration,
-        call_put,
-        strike,
+        expiration: o.expiry,
+        call_put: o.call_put,
+        strike: o.strike,
     })
 }
