@@ -61,6 +61,8 @@ pub struct AccountOverviewOptionExposureItem {
 pub struct AccountOverviewPositionsItem {
     /// The symbol; for an option, its display symbol (symbolDescription, else osiKey).
     pub symbol: Option<String>,
+    /// For an option, its OSI symbol (osiKey); else null.
+    pub osi_key: Option<String>,
     /// EQ, OPTN, MF, BOND, …
     pub security_type: Option<String>,
     /// For an option, the underlying symbol; else null.
@@ -333,6 +335,8 @@ pub struct GetOrderTicketOutputOrderLegsItem {
     pub expiration: Option<jiff::civil::Date>,
     #[schemars(with = "Option<String>")]
     pub strike_price: Option<rust_decimal::Decimal>,
+    /// An option leg's OSI symbol (osiKey form); null for a stock.
+    pub osi_key: Option<String>,
 }
 
 /// The values of the `status` of [`GetOrderTicketOutput`].
@@ -500,6 +504,8 @@ pub struct JournalLeg {
     pub expiration: Option<jiff::civil::Date>,
     #[schemars(with = "Option<String>")]
     pub strike_price: Option<rust_decimal::Decimal>,
+    /// An option leg's OSI symbol (osiKey form); null for a stock.
+    pub osi_key: Option<String>,
 }
 
 /// The order a journal entry placed (as previewed).

@@ -40,6 +40,7 @@ pub(super) fn ticket_order(s: &OrderSummary) -> GetOrderTicketOutputOrder {
                 call_put: l.call_put.map(|c| c.as_str().to_string()),
                 expiration: l.expiration,
                 strike_price: l.strike_price,
+                osi_key: l.osi_key(),
             })
             .collect(),
         estimated_notional: s.estimated_notional,
@@ -70,6 +71,7 @@ fn journal_leg(l: &LegSummary) -> JournalLeg {
         call_put: l.call_put.map(|c| c.as_str().to_string()),
         expiration: l.expiration,
         strike_price: l.strike_price,
+        osi_key: l.osi_key(),
     }
 }
 

@@ -60,6 +60,13 @@ async fn an_osi_symbol_names_the_same_contract_as_its_fields_in_paper() {
         );
     }
 
+    // The journal names the previewed contract by the same OSI symbol.
+    let journal = p.ok("list_order_journal", json!({"limit": 1})).await;
+    assert_eq!(
+        journal["entries"][0]["order"]["legs"][0]["osi_key"], osi,
+        "{journal}"
+    );
+
     // A quote by OSI symbol is the quote by E*TRADE's quote form, and names its contract.
     let quote_form = call["quoteDetail"]
         .as_str()

@@ -412,6 +412,18 @@ async fn paper_answers_both_from_its_book() {
     );
     for (row, full) in rows.iter().zip(&positions) {
         assert_eq!(dec(&row["quantity"]), dec(&full["quantity"]));
+        // A contract is named by its OSI symbol in the overview as in the portfolio.
+        let option = row["security_type"] == "OPTN";
+        assert_eq!(
+            row["osi_key"],
+            if option {
+                full["osiKey"].clone()
+            } else {
+                Value::Null
+            },
+            "{row}"
+        );
+        assert!(!option || row["osi_key"].is_string(), "{row}");
     }
     let exposure = &account["option_exposure"][0];
     assert_eq!(exposure["underlier"], "AAPL", "{account}");

@@ -163,6 +163,7 @@ fn assemble(
             } else {
                 underlier.clone()
             },
+            osi_key: p.osi_key.clone().filter(|_| option),
             security_type,
             underlier: underlier.filter(|_| option),
             quantity: p.quantity,

@@ -1,6 +1,7 @@
 //! Records shared by the store, the policy and the handlers. They are stored in redb as
 //! JSON, so field names are part of the on-disk format: add fields with `#[serde(default)]`.
 
+use crate::etrade::osi::OptionSymbol;
 use crate::etrade::vocabulary::{
     CallPut, MarketSession, OrderAction, OrderTerm, OrderType, PriceType, SecurityType,
 };
@@ -35,6 +36,19 @@ pub struct LegSummary {
     pub call_put: Option<CallPut>,
     pub expiration: Option<jiff::civil::Date>,
     pub strike_price: Option<Decimal>,
+}
+
+impl LegSummary {
+    /// An option leg's OSI symbol (E*TRADE's `osiKey` form); None for a stock leg.
+    pub fn osi_key(&self) -> Option<String> {
+        let contract = OptionSymbol {
+            root: self.symbol.clone(),
+            expiry: self.expiration?,
+            call_put: self.call_put?,
+            strike: self.strike_price?,
+        };
+        Some(contract.osi_key())
+    }
 }
 
 impl OrderSummary {
