@@ -75,3 +75,50 @@ async fn after_paper_advance_each_answer_has_one_now() {
         "{journal}"
     );
 }
+
+/// `etrade approve` with `input` on standard input, on this paper's profile.
+async fn approve(p: &Paper, args: &[&str], input: &str) -> (bool, String) {
+    use tokio::io::AsyncWriteExt;
+    let mut full = vec!["approve"];
+    full.extend_from_slice(args);
+    let mut child = p
+        .command(&full)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("etrade approve");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).await.expect("stdin");
+    }
+    let out = child.wait_with_output().await.expect("approve ends");
+    (out.status.success(), common::output_text(&out))
+}
+
+/// Paper's simulated clock is the server's clock, but not the PIN's: moving the book days
+/// ahead (`etrade paper advance`, which a shell can run) does not end a PIN lockout.
+#[tokio::test]
+async fn paper_advance_does_not_end_a_pin_lockout() {
+    const PIN: &str = "4829-paper";
+    let mut p = Paper::start(&["--allow-trading"]).await;
+    p.set_trading("approval = \"required\"").await;
+    let (set, said) = approve(&p, &["--set-pin"], &format!("{PIN}\n{PIN}\n")).await;
+    assert!(set, "{said}");
+    let accounts = p.ok("list_accounts", json!({})).await;
+    let key = accounts["accounts"][0]["accountIdKey"].clone();
+    let pv = p
+        .ok(
+            "preview_order",
+            json!({"account_id_key": key, "request": {"order_type": "EQ", "symbol": "AAPL",
+                "order_action": "BUY", "quantity": "1", "price_type": "LIMIT", "limit_price": "1.00"}}),
+        )
+        .await;
+    let id = pv["preview_id"].as_str().expect("preview_id").to_string();
+    for guess in 0..5 {
+        let (ok, said) = approve(&p, &[&id, "--yes"], &format!("wrong-{guess}\n")).await;
+        assert!(!ok && said.contains("wrong PIN"), "{said}");
+    }
+    p.cli(&["advance", "3d"]).await;
+    let (ok, said) = approve(&p, &[&id, "--yes"], &format!("{PIN}\n")).await;
+    assert!(!ok && said.contains("locked until"), "still locked: {said}");
+}
