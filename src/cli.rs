@@ -11,6 +11,7 @@ mod prompt;
 mod serve;
 mod setup;
 mod tools;
+mod vault;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -54,6 +55,8 @@ enum Command {
     Halt(halt::HaltArgs),
     /// Lift a halt made with `etrade halt` (with --all: every halt, of every scope).
     Resume(halt::ResumeArgs),
+    /// The trading vault: install it under its own OS account, remove it, or run it.
+    Vault(vault::VaultArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -76,5 +79,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Paper(args) => paper::run(args),
         Command::Approve(args) => approve::run(args),
         Command::Tools(args) => Ok(tools::run(args)),
+        Command::Vault(args) => vault::run(args),
     }
 }

@@ -23,6 +23,7 @@ pub mod outputs;
 pub mod paper;
 pub mod summaries;
 pub mod trading;
+pub mod vault;
 
 pub mod broker;
 pub mod calendar;

@@ -1,0 +1,35 @@
+//! Where a vault lives when `vault install` and `vault run` are given no `--state` or
+//! `--socket`, per operating system.
+
+use crate::platform::Os;
+use std::path::PathBuf;
+
+/// The systemd unit, the launchd label's last word and the Windows service's name.
+pub const SERVICE_NAME: &str = "etrade-mcp-vault";
+
+/// The vault's configuration file in its state folder: whole profile tables in
+/// `config.toml`'s format.
+pub const CONFIG_FILE: &str = "vault.toml";
+
+/// The vault's state folder on `os`.
+pub fn state_dir(os: Os) -> PathBuf {
+    match os {
+        Os::MacOs => PathBuf::from("/Library/Application Support/etrade-mcp"),
+        Os::Windows => {
+            let program_data = std::env::var_os("ProgramData")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(r"C:\ProgramData"));
+            program_data.join("etrade-mcp")
+        }
+        Os::Linux | Os::OtherUnix => PathBuf::from("/var/lib/etrade-mcp"),
+    }
+}
+
+/// Where the vault listens on `os`: a Unix socket, or a named pipe on Windows.
+pub fn socket(os: Os) -> PathBuf {
+    match os {
+        Os::MacOs => PathBuf::from("/var/run/etrade-mcp/vault.sock"),
+        Os::Windows => PathBuf::from(r"\\.\pipe\etrade-mcp-vault"),
+        Os::Linux | Os::OtherUnix => PathBuf::from("/run/etrade-mcp/vault.sock"),
+    }
+}

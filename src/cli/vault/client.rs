@@ -1,0 +1,1 @@
+//! The person's side of the vault.
