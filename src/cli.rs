@@ -59,7 +59,31 @@ enum Command {
     Vault(vault::VaultArgs),
 }
 
+impl Command {
+    /// The commands that act on the trading state: with a vault, it runs them.
+    fn uses_the_vault(&self) -> bool {
+        match self {
+            Command::Serve(_)
+            | Command::Auth(_)
+            | Command::Paper(_)
+            | Command::Doctor(_)
+            | Command::Approve(_)
+            | Command::Halt(_)
+            | Command::Resume(_) => true,
+            Command::Tools(_) | Command::Completions { .. } | Command::Vault(_) => false,
+        }
+    }
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if cli.command.uses_the_vault()
+        && let Some(socket) = vault::client::socket()
+    {
+        if let Command::Doctor(_) = cli.command {
+            doctor::say_vault(&socket);
+        }
+        return vault::client::relay(&socket);
+    }
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Auth(args) => auth::run(args),

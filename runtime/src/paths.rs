@@ -14,6 +14,11 @@ pub const HOME_OVERRIDE_VAR: &str = "ETRADE_MCP_HOME";
 
 const APP_DIR: &str = "etrade-mcp";
 const CONFIG_FILE: &str = "config.toml";
+/// The vault's configuration file in its state folder: whole profile tables in
+/// `config.toml`'s format.
+pub const VAULT_CONFIG_FILE: &str = "vault.toml";
+
+pub use crate::platform::{INSIDE_VAULT_VAR, inside_vault};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PathsError {
@@ -80,7 +85,12 @@ impl StatePaths {
     }
 
     pub fn config_file(&self) -> PathBuf {
-        self.config_dir.join(CONFIG_FILE)
+        let name = if inside_vault() {
+            VAULT_CONFIG_FILE
+        } else {
+            CONFIG_FILE
+        };
+        self.config_dir.join(name)
     }
 
     /// Creates the data directory if needed and restricts it to the current user, because

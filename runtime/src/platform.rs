@@ -17,6 +17,21 @@ use std::path::{Path, PathBuf};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Set by the vault for the commands it runs as its own account: the configuration is then
+/// the vault's `vault.toml`, whose profiles are the only ones there are; nothing is asked of
+/// another vault; and a page for the person's browser is handed to the person's side to open.
+pub const INSIDE_VAULT_VAR: &str = "ETRADE_MCP_INSIDE_VAULT";
+
+/// Whether this process is a command the vault runs (see [`INSIDE_VAULT_VAR`]).
+pub fn inside_vault() -> bool {
+    std::env::var_os(INSIDE_VAULT_VAR).is_some_and(|v| !v.is_empty())
+}
+
+/// How a command the vault runs asks the person's side to open a page in the person's
+/// browser: this mark and the address, as one line on its standard error. The vault's account
+/// has no desktop to open it on; the person's side opens it and shows it to no one else.
+pub const OPEN_PAGE_MARK: &str = "\u{1}etrade-open ";
+
 /// The operating-system family, as far as this program cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Os {
@@ -307,6 +322,10 @@ pub fn browser_command(url: &str, browser: Option<OsString>) -> Option<std::proc
 /// argument, never through a shell; the opener's output is discarded (it must not reach
 /// the MCP stdout). A thread reaps the opener so it leaves no zombie behind.
 pub fn open_in_browser(url: &str) -> io::Result<()> {
+    if inside_vault() {
+        let mut err = io::stderr().lock();
+        return writeln!(err, "{OPEN_PAGE_MARK}{url}");
+    }
     let mut cmd = browser_command(url, std::env::var_os("BROWSER"))
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "BROWSER names no program"))?;
     let mut child = cmd
@@ -387,6 +406,8 @@ impl TerminationSignals {
 /// The OS-provided credential stores, each compiled only where it exists. Every
 /// constructor exists on every platform and answers `NotSupportedByStore` where the store
 /// does not, so callers need no `cfg` of their own.
+pub mod local_socket;
+
 pub mod native_stores {
     use keyring_core::{CredentialStore, Error};
     use std::sync::Arc;

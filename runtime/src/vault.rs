@@ -2,5 +2,9 @@
 //! trading store, the halt, the paper book, the trading policy) under its own OS account, and
 //! the wire the person's side uses to ask it for things. docs/design/vault.md is the map.
 
+pub mod admission;
 pub mod defaults;
+pub mod identity;
 pub mod install;
+pub mod supervisor;
+pub mod wire;

@@ -82,6 +82,16 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             return Ok(r.finish());
         }
     };
+    if !runtime::paths::inside_vault() {
+        r.info(
+            "vault",
+            &format!(
+                "none: this command and `etrade serve` use your own state folder ({} is not set and {} does not exist).",
+                runtime::vault::defaults::SOCKET_VAR,
+                runtime::vault::defaults::socket(runtime::platform::CURRENT).display()
+            ),
+        );
+    }
     let config_path = paths.config_file();
     let (file, config_ok) = check_config(&mut r, &config_path);
 
@@ -187,6 +197,15 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     }
 
     Ok(r.finish())
+}
+
+/// The person's side of a doctor run through the vault: which vault answers. The checks
+/// that follow are the vault's, of its own state.
+pub fn say_vault(socket: &std::path::Path) {
+    super::output::outln!(
+        "ok vault: the trading vault at {} runs the checks below, on its own state and account.",
+        socket.display()
+    );
 }
 
 /// The token `etrade serve` would read, as it reads it (an unreadable file counts as none:

@@ -13,19 +13,18 @@ pub struct Input {
 impl Input {
     pub fn new() -> Input {
         Input {
-            terminal: std::io::stdin().is_terminal(),
+            terminal: std::io::stdin().is_terminal() || remote_terminal(),
             lines: std::io::stdin().lock().lines(),
         }
     }
 
     fn line(&mut self, prompt: &str) -> anyhow::Result<String> {
-        if self.terminal {
+        if remote_terminal() {
+            ask("line", prompt);
+        } else if self.terminal {
             eprint!("{prompt}");
         }
-        match self.lines.next() {
-            Some(line) => Ok(line?.trim().to_string()),
-            None => bail!("no answer on standard input"),
-        }
+        self.answer()
     }
 
     /// A y/N question; refused without a terminal (the caller offers `--yes`).
@@ -40,9 +39,31 @@ impl Input {
     }
 
     pub fn secret(&mut self, prompt: &str) -> anyhow::Result<String> {
+        if remote_terminal() {
+            ask("secret", prompt);
+            return self.answer();
+        }
         if self.terminal {
             return Ok(rpassword::prompt_password(prompt)?);
         }
         self.line(prompt)
     }
+
+    fn answer(&mut self) -> anyhow::Result<String> {
+        match self.lines.next() {
+            Some(line) => Ok(line?.trim().to_string()),
+            None => bail!("no answer on standard input"),
+        }
+    }
+}
+
+/// Whether the vault runs this command for a person at a terminal on the other side: the
+/// question then goes to them as a prompt line, and their answer comes back on stdin.
+fn remote_terminal() -> bool {
+    runtime::paths::inside_vault()
+        && std::env::var_os(runtime::vault::supervisor::REMOTE_TERMINAL_VAR).is_some()
+}
+
+fn ask(kind: &str, prompt: &str) {
+    crate::cli::output::noteln!("{}{kind} {prompt}", runtime::vault::wire::PROMPT_MARK);
 }

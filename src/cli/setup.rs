@@ -25,6 +25,14 @@ impl Setup {
         let paths = StatePaths::from_env().context("cannot locate the configuration folder")?;
         let file = ConfigFile::load(&paths.config_file())?;
         let settings = Settings::resolve(&file, environment, profile)?;
+        // The vault's profiles come only from its vault.toml: a name it does not hold is not
+        // a profile with defaults, it is a mistake (or a probe).
+        if runtime::paths::inside_vault() && file.profile(&settings.profile).is_none() {
+            anyhow::bail!(
+                "the trading vault has no profile {:?}: its profiles are the tables of its vault.toml",
+                settings.profile
+            );
+        }
         Ok(Setup {
             paths,
             file,

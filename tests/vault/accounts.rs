@@ -19,12 +19,24 @@ pub struct Account {
 impl Account {
     pub fn create(name: &str, home: &Path) -> Account {
         let _ = Command::new("userdel").arg(name).output();
-        let out = Command::new("useradd")
-            .args(["--system", "--shell", "/usr/sbin/nologin", "--home-dir"])
-            .arg(home)
-            .arg(name)
-            .output()
-            .expect("useradd runs");
+        // Tests create accounts in parallel, and useradd gives up when another holds the
+        // lock on /etc/passwd: try again a few times.
+        let mut out = None;
+        for _ in 0..40 {
+            let tried = Command::new("useradd")
+                .args(["--system", "--shell", "/usr/sbin/nologin", "--home-dir"])
+                .arg(home)
+                .arg(name)
+                .output()
+                .expect("useradd runs");
+            let locked = String::from_utf8_lossy(&tried.stderr).contains("lock");
+            out = Some(tried);
+            if !locked {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = out.expect("useradd ran");
         assert!(
             out.status.success(),
             "useradd {name}: {}",
@@ -50,7 +62,13 @@ impl Account {
 
 impl Drop for Account {
     fn drop(&mut self) {
-        let _ = Command::new("userdel").arg(&self.name).output();
+        for _ in 0..40 {
+            let out = Command::new("userdel").arg(&self.name).output();
+            if !out.is_ok_and(|o| String::from_utf8_lossy(&o.stderr).contains("lock")) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 }
 

@@ -9,3 +9,6 @@ mod common;
 
 mod accounts;
 mod attacks;
+mod fixture;
+mod person_paths;
+mod shell_attacks;

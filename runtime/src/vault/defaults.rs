@@ -7,9 +7,11 @@ use std::path::PathBuf;
 /// The systemd unit, the launchd label's last word and the Windows service's name.
 pub const SERVICE_NAME: &str = "etrade-mcp-vault";
 
-/// The vault's configuration file in its state folder: whole profile tables in
-/// `config.toml`'s format.
-pub const CONFIG_FILE: &str = "vault.toml";
+pub use crate::paths::VAULT_CONFIG_FILE as CONFIG_FILE;
+
+/// Names the vault's socket for the person's side; without it, the default socket is used
+/// when it exists.
+pub const SOCKET_VAR: &str = "ETRADE_MCP_VAULT";
 
 /// The vault's state folder on `os`.
 pub fn state_dir(os: Os) -> PathBuf {

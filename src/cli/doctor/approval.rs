@@ -91,11 +91,16 @@ pub(super) fn check_approval(
             "run etrade doctor again in a moment",
         ),
     }
-    if required {
+    if required && runtime::paths::inside_vault() {
+        r.ok(
+            "tier (c)",
+            "held: this is the trading vault, under its own OS account. A program with a shell running as you cannot read, move or replace its store, its PIN hash, its halt or its login, and it checks every PIN on its own clock.",
+        );
+    } else if required {
         r.warn(
             "tier (c)",
-            "not held: a program with a shell running as you can move the trading store away, restore an older copy, run with its own clock, read the PIN's hash and guess offline, delete a halt, or start its own `etrade serve` with approval = \"none\" and your stored login. The PIN and its lockouts bind only programs that play by them; only a vault under its own OS account holds against this, and this version has none.",
-            "do not give a trading agent a shell on this computer (see \"Who can approve\" in docs/guide/trading-and-approvals.md)",
+            "not held: a program with a shell running as you can move the trading store away, restore an older copy, run with its own clock, read the PIN's hash and guess offline, delete a halt, or start its own `etrade serve` with approval = \"none\" and your stored login. The PIN and its lockouts bind only programs that play by them; only the trading vault, under its own OS account, holds against this.",
+            "install the vault (`sudo etrade vault install --account etrade-vault`; README, \"Running with a vault\"), or do not give a trading agent a shell on this computer",
         );
     }
 }
@@ -104,6 +109,13 @@ pub(super) fn check_approval(
 /// over HTTP without a token, none (the person approves out of band).
 fn check_http(r: &mut Report, t: &ServeTransport<'_>, required: bool) {
     let name = "http approval";
+    if !t.http && runtime::paths::inside_vault() {
+        r.ok(
+            name,
+            "the vault: any local program may connect to its socket, so no client's form, link or ticket approves; a person approves with etrade approve and the PIN, or on the approval page.",
+        );
+        return;
+    }
     if !t.http {
         r.ok(
             name,

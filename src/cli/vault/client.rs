@@ -1,1 +1,181 @@
-//! The person's side of the vault.
+//! The person's side of the vault: when a vault is configured, `etrade serve`, `approve`,
+//! `halt`, `resume`, `auth`, `doctor` and `paper` send their command line to it and show what
+//! it answers, byte for byte. The person's side holds nothing of the vault's: no token, no
+//! PIN hash, no approval record.
+
+use anyhow::{Context, bail};
+use runtime::vault::defaults;
+use runtime::vault::wire::{FORWARDED_ENV, Frame, Hello, OPEN_PAGE_MARK, PROMPT_MARK};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// The vault's socket, when this process should use one: `ETRADE_MCP_VAULT`, else the
+/// default socket when it exists. A command the vault itself runs never asks a vault.
+pub fn socket() -> Option<PathBuf> {
+    if runtime::paths::inside_vault() {
+        return None;
+    }
+    if let Some(named) = std::env::var_os(defaults::SOCKET_VAR).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(named));
+    }
+    let default = defaults::socket(runtime::platform::CURRENT);
+    default.exists().then_some(default)
+}
+
+/// Runs this process's command line in the vault at `socket`, and ends as it ended.
+pub fn relay(socket: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let argv: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect::<Result<_, _>>()
+        .map_err(|a| anyhow::anyhow!("the argument {a:?} is not UTF-8"))?;
+    // A server's standard input is its MCP client, never a person answering questions.
+    let terminal = std::io::stdin().is_terminal() && argv.first().is_none_or(|c| c != "serve");
+    let env = FORWARDED_ENV
+        .iter()
+        .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?)))
+        .collect();
+    let hello = Hello {
+        argv,
+        terminal,
+        env,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let code = rt.block_on(exchange(socket, hello))?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+async fn exchange(socket: &std::path::Path, hello: Hello) -> anyhow::Result<i32> {
+    let stream = runtime::platform::local_socket::connect(socket)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot reach the trading vault at {} (is its service running? `etrade vault install` sets it up; {} names another socket)",
+                socket.display(),
+                defaults::SOCKET_VAR
+            )
+        })?;
+    let (read, mut write) = tokio::io::split(stream);
+    write.write_all(&hello.encode()).await?;
+    // What goes to the vault after the hello: the answers to its questions (a person at a
+    // terminal), or this process's standard input as it comes (a script, an MCP host).
+    let (answers, mut to_send) = mpsc::channel::<Vec<u8>>(4);
+    if !hello.terminal {
+        tokio::spawn(async move {
+            let mut stdin = tokio::io::stdin();
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                use tokio::io::AsyncReadExt;
+                match stdin.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        if answers.send(buf[..n].to_vec()).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        tokio::spawn(async move {
+            while let Some(bytes) = to_send.recv().await {
+                if write.write_all(&bytes).await.is_err() {
+                    return;
+                }
+            }
+            let _ = write.shutdown().await;
+        });
+        return receive(read, None).await;
+    }
+    tokio::spawn(async move {
+        while let Some(bytes) = to_send.recv().await {
+            if write.write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+        // Kept open until the command ends: it may ask again.
+        std::future::pending::<()>().await;
+    });
+    receive(read, Some(answers)).await
+}
+
+/// Shows the vault's frames until the exit code; `answers` carries a terminal's answers.
+async fn receive<R: tokio::io::AsyncRead + Unpin>(
+    read: R,
+    answers: Option<mpsc::Sender<Vec<u8>>>,
+) -> anyhow::Result<i32> {
+    let mut read = BufReader::new(read);
+    let mut err_line = Vec::new();
+    loop {
+        let frame = match Frame::read(&mut read).await {
+            Ok(frame) => frame,
+            Err(runtime::vault::wire::WireError::Closed) => {
+                bail!("the trading vault closed the connection before the command ended")
+            }
+            Err(e) => return Err(e).context("the trading vault's answer is not understood"),
+        };
+        match frame {
+            Frame::Stdout(bytes) => {
+                let mut out = std::io::stdout().lock();
+                if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                    // The reader went away (`| head`): end quietly, as a Unix filter does.
+                    return Ok(0);
+                }
+            }
+            Frame::Stderr(bytes) => {
+                for &b in &bytes {
+                    err_line.push(b);
+                    if b == b'\n' {
+                        let line = String::from_utf8_lossy(&err_line).into_owned();
+                        err_line.clear();
+                        stderr_line(&line, answers.as_ref()).await?;
+                    }
+                }
+            }
+            Frame::Exit(code) => {
+                if !err_line.is_empty() {
+                    let _ = std::io::stderr().write_all(&err_line);
+                }
+                return Ok(code);
+            }
+        }
+    }
+}
+
+/// One line of the command's standard error: a question for the person, a page to open in
+/// their browser, or a note to show.
+async fn stderr_line(line: &str, answers: Option<&mpsc::Sender<Vec<u8>>>) -> anyhow::Result<()> {
+    let text = line.trim_end_matches(['\n', '\r']);
+    if let Some(url) = text.strip_prefix(OPEN_PAGE_MARK) {
+        if let Err(e) = runtime::platform::open_in_browser(url) {
+            crate::cli::output::noteln!("etrade: cannot open the approval page in a browser: {e}");
+        }
+        return Ok(());
+    }
+    if let (Some(question), Some(answers)) = (text.strip_prefix(PROMPT_MARK), answers) {
+        let (kind, prompt) = question.split_once(' ').unwrap_or((question, ""));
+        let secret = kind == "secret";
+        let prompt = prompt.to_string();
+        let answer = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
+            if secret {
+                return Ok(rpassword::prompt_password(&prompt)?);
+            }
+            eprint!("{prompt}");
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line)?;
+            Ok(line.trim().to_string())
+        })
+        .await??;
+        let mut line = answer.into_bytes();
+        line.push(b'\n');
+        answers.send(line).await.ok();
+        return Ok(());
+    }
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    Ok(())
+}

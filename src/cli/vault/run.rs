@@ -1,8 +1,69 @@
-//! `etrade vault run`.
+//! `etrade vault run`: the vault itself, as its own account.
 
 use super::RunArgs;
+use anyhow::{Context, bail};
+use runtime::platform::local_socket::LocalListener;
+use runtime::vault::defaults;
+use runtime::vault::supervisor::Supervisor;
 use std::process::ExitCode;
+use tokio_util::sync::CancellationToken;
 
-pub fn run(_args: RunArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("etrade vault run is not built yet")
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let os = runtime::platform::CURRENT;
+    let state = args.state.unwrap_or_else(|| defaults::state_dir(os));
+    let socket = args.socket.unwrap_or_else(|| defaults::socket(os));
+    refuse_the_wrong_account(&state)?;
+    let program = std::env::current_exe().context("cannot find this etrade binary")?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        let listener = LocalListener::bind(&socket)
+            .with_context(|| format!("cannot listen at {}", socket.display()))?;
+        let shutdown = CancellationToken::new();
+        let mut signals = runtime::platform::TerminationSignals::register()
+            .context("cannot handle termination signals")?;
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            signals.recv().await;
+            stop.cancel();
+        });
+        crate::cli::output::noteln!(
+            "etrade vault: serving {} from {}",
+            socket.display(),
+            state.display()
+        );
+        Supervisor {
+            program,
+            state: state.clone(),
+        }
+        .serve(listener, shutdown)
+        .await;
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The vault runs as the account that owns its state folder, and never as root: as root,
+/// every file it writes would be root's, and a bug in it would be one in a root process.
+fn refuse_the_wrong_account(state: &std::path::Path) -> anyhow::Result<()> {
+    let Some(me) = runtime::vault::identity::effective_uid() else {
+        return Ok(());
+    };
+    if me == 0 {
+        bail!(
+            "etrade vault run refuses to run as root (uid 0): run it as the vault's account, e.g. `runuser -u ACCOUNT -- etrade vault run`, or through the service `etrade vault install` made"
+        );
+    }
+    let owner = runtime::vault::identity::owner_uid(state)
+        .with_context(|| format!("cannot read the vault's state folder {}", state.display()))?;
+    if owner != Some(me) {
+        bail!(
+            "etrade vault run must run as the owner of its state folder {} (uid {}), not as uid {me}",
+            state.display(),
+            owner.map_or_else(|| "unknown".to_string(), |o| o.to_string())
+        );
+    }
+    Ok(())
 }

@@ -1,0 +1,377 @@
+//! The attacks of an agent with a shell as the person, each run as the person against a vault
+//! under its own account, and each shown to fail.
+
+use crate::fixture::{PIN, REQUIRED, Vault, as_account, can_run, chown, run_with_input, text};
+use crate::person_paths::{account_key, call, place, preview, set_pin};
+use serde_json::json;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sh_as_person(v: &Vault, script: &str, arg: &Path) -> Output {
+    let mut cmd = v.person_command(Path::new("/bin/sh"), &["-c", script]);
+    cmd.arg(arg);
+    run_with_input(cmd, "")
+}
+
+#[tokio::test]
+async fn approving_needs_the_right_pin() {
+    if !can_run("approving_needs_the_right_pin") {
+        return;
+    }
+    let v = Vault::start("ap", REQUIRED);
+    set_pin(&v);
+    let client = v.person_mcp(&["--allow-trading"]).await;
+    let key = account_key(&client).await;
+    let id = preview(&client, &key, "AAPL").await;
+
+    let without = v.person(&["approve", &id, "--yes"], "");
+    assert!(!without.status.success(), "{}", text(&without));
+    let empty = v.person(&["approve", &id, "--yes"], "\n");
+    assert!(!empty.status.success(), "an empty PIN: {}", text(&empty));
+    let wrong = v.person(&["approve", &id, "--yes"], "not the pin at all\n");
+    assert!(!wrong.status.success(), "{}", text(&wrong));
+    assert!(
+        text(&wrong).contains("nothing was approved"),
+        "{}",
+        text(&wrong)
+    );
+    let (refused, answer) = place(&client, &key, &id).await;
+    assert!(refused, "not placed: {answer}");
+    let _ = client.cancel().await;
+}
+
+#[tokio::test]
+async fn the_person_cannot_read_delete_rename_or_overwrite_any_vault_file() {
+    if !can_run("the_person_cannot_read_delete_rename_or_overwrite_any_vault_file") {
+        return;
+    }
+    let v = Vault::start("fs", REQUIRED);
+    set_pin(&v);
+    let client = v.person_mcp(&["--allow-trading"]).await;
+    let key = account_key(&client).await;
+    preview(&client, &key, "AAPL").await;
+    let _ = client.cancel().await;
+    let halted = v.person(&["halt"], "");
+    assert!(halted.status.success(), "{}", text(&halted));
+
+    let mut files: Vec<_> = std::fs::read_dir(&v.state)
+        .expect("state folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    for expected in ["vault.toml", "trading.redb", "paper-default.redb"] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
+    }
+    assert!(
+        names.iter().any(|n| n.starts_with("halt-")),
+        "a halt record in {names:?}"
+    );
+    for file in &files {
+        let before = std::fs::read(file).expect("root reads it");
+        for (what, script) in [
+            ("read", "cat \"$0\" > /dev/null"),
+            ("delete", "rm -f \"$0\""),
+            ("rename", "mv \"$0\" \"$0.moved\""),
+            ("overwrite", "echo x > \"$0\""),
+            (
+                "replace",
+                "cp /etc/hostname \"$0.new\" && mv -f \"$0.new\" \"$0\"",
+            ),
+            ("link away", "ln \"$0\" /tmp/etv-stolen-link"),
+        ] {
+            let out = sh_as_person(&v, script, file);
+            assert!(
+                !out.status.success(),
+                "the person could {what} {}: {}",
+                file.display(),
+                text(&out)
+            );
+        }
+        // A live redb file may change under the vault itself; a config or halt may not.
+        if !file.to_string_lossy().ends_with(".redb") {
+            assert_eq!(std::fs::read(file).expect("still there"), before);
+        }
+        assert!(file.exists(), "{} is still there", file.display());
+    }
+    for (what, script) in [
+        ("list", "ls \"$0\""),
+        ("create a file in", "touch \"$0/halt-none.json\""),
+        ("remove the socket in", "rm -f \"$0/../run/vault.sock\""),
+    ] {
+        let out = sh_as_person(&v, script, &v.state);
+        assert!(
+            !out.status.success(),
+            "the person could {what} the state folder: {}",
+            text(&out)
+        );
+    }
+    assert!(v.socket.exists(), "the socket is still there");
+    let still = v.person(&["resume"], "");
+    assert!(!still.status.success(), "{}", text(&still));
+}
+
+#[tokio::test]
+async fn the_pin_hash_is_in_nothing_the_person_can_read() {
+    if !can_run("the_pin_hash_is_in_nothing_the_person_can_read") {
+        return;
+    }
+    let v = Vault::start("ph", REQUIRED);
+    set_pin(&v);
+    // The control: root finds the stored hash and its salt in the vault's store.
+    let stored = Command::new("grep")
+        .args(["-ohaE", "\"(salt|hash)\":\"[0-9a-f]{32,}\""])
+        .arg(v.state.join("trading.redb"))
+        .output()
+        .expect("grep runs");
+    let secrets: Vec<String> = String::from_utf8_lossy(&stored.stdout)
+        .lines()
+        .filter_map(|l| l.rsplit(':').next())
+        .map(|hex| hex.trim_matches('"').to_string())
+        .collect();
+    assert!(
+        secrets.len() >= 2,
+        "the PIN's salt and hash are in the vault's store: {}",
+        text(&stored)
+    );
+    // As the person: everything readable under the test's folders, their home, /tmp,
+    // /dev/shm and /run.
+    let mut search = v.person_command(
+        Path::new("/bin/sh"),
+        &[
+            "-c",
+            "grep -rlaF -e \"$0\" -e \"$1\" \"$2\" \"$3\" /tmp /dev/shm /run 2>/dev/null; true",
+        ],
+    );
+    search
+        .arg(&secrets[0])
+        .arg(&secrets[1])
+        .arg(v.root.path())
+        .arg(&v.person_home);
+    let found = run_with_input(search, "");
+    let listed = String::from_utf8_lossy(&found.stdout);
+    let readable: Vec<&str> = listed.lines().filter(|l| !l.is_empty()).collect();
+    assert!(
+        readable.is_empty(),
+        "files the person can read that hold the PIN's hash or salt: {readable:?}"
+    );
+    // Nor does any command's output carry it.
+    for args in [
+        &["doctor", "--offline"][..],
+        &["approve", "--list"],
+        &["paper", "status"],
+    ] {
+        let out = v.person(args, "");
+        for secret in &secrets {
+            assert!(
+                !text(&out).contains(secret.as_str()),
+                "{args:?}: {}",
+                text(&out)
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn ten_wrong_pins_lock_even_for_a_person_whose_clock_runs_days_ahead() {
+    if !can_run("ten_wrong_pins_lock_even_for_a_person_whose_clock_runs_days_ahead") {
+        return;
+    }
+    let faketime = ["/usr/bin/faketime", "/bin/faketime"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("faketime is installed (.ci/run installs it): the attack needs a shifted clock");
+    let v = Vault::start("lk", REQUIRED);
+    set_pin(&v);
+    let client = v.person_mcp(&["--allow-trading"]).await;
+    let key = account_key(&client).await;
+    let id = preview(&client, &key, "AAPL").await;
+    for n in 0..10 {
+        let wrong = v.person(&["approve", &id, "--yes"], &format!("wrong guess {n}\n"));
+        assert!(!wrong.status.success(), "{}", text(&wrong));
+    }
+    // The control: faketime does move the person's clock three days on.
+    let shifted = run_with_input(
+        v.person_command(Path::new(faketime), &["-f", "+3d", "date", "+%s"]),
+        "",
+    );
+    let then: i64 = String::from_utf8_lossy(&shifted.stdout)
+        .trim()
+        .parse()
+        .expect("a time");
+    assert!(
+        then - jiff::Timestamp::now().as_second() > 2 * 86_400,
+        "faketime shifts the clock: {}",
+        text(&shifted)
+    );
+    let mut cmd = v.person_command(
+        Path::new(faketime),
+        &[
+            "-f",
+            "+3d",
+            &v.etrade.to_string_lossy(),
+            "approve",
+            &id,
+            "--yes",
+        ],
+    );
+    cmd.env("ETRADE_MCP_VAULT", &v.socket);
+    let right = run_with_input(cmd, &format!("{PIN}\n"));
+    assert!(
+        !right.status.success(),
+        "the right PIN is refused while the vault's lockout runs, whatever the person's clock says: {}",
+        text(&right)
+    );
+    assert!(text(&right).contains("locked"), "{}", text(&right));
+    let (refused, answer) = place(&client, &key, &id).await;
+    assert!(refused, "{answer}");
+    let _ = client.cancel().await;
+}
+
+#[tokio::test]
+async fn a_halt_stays_until_the_right_pin() {
+    if !can_run("a_halt_stays_until_the_right_pin") {
+        return;
+    }
+    let v = Vault::start("ht", REQUIRED);
+    set_pin(&v);
+    let halted = v.person(&["halt", "--reason", "stop"], "");
+    assert!(halted.status.success(), "{}", text(&halted));
+    for (what, input) in [
+        ("no PIN", ""),
+        ("an empty PIN", "\n"),
+        ("a wrong PIN", "nope nope nope\n"),
+    ] {
+        let out = v.person(&["resume"], input);
+        assert!(!out.status.success(), "resume with {what}: {}", text(&out));
+        let all = v.person(&["resume", "--all"], input);
+        assert!(
+            !all.status.success(),
+            "resume --all with {what}: {}",
+            text(&all)
+        );
+    }
+    let client = v.person_mcp(&["--allow-trading"]).await;
+    let (_, status) = call(&client, "server_status", json!({})).await;
+    assert!(
+        !status["data"]["trading_policy"]["halted"].is_null(),
+        "still halted: {status}"
+    );
+    let _ = client.cancel().await;
+}
+
+#[tokio::test]
+async fn the_person_s_own_etrade_without_the_vault_reaches_neither_its_book_nor_its_login() {
+    if !can_run("the_person_s_own_etrade_without_the_vault_reaches_neither_its_book_nor_its_login")
+    {
+        return;
+    }
+    let v = Vault::start("ow", REQUIRED);
+    set_pin(&v);
+    let client = v.person_mcp(&["--allow-trading"]).await;
+    let key = account_key(&client).await;
+    let id = preview(&client, &key, "AAPL").await;
+    let _ = client.cancel().await;
+    // A login the vault holds, in its own file store (seeded by root, with a canary).
+    let creds = v.state.join("credentials.json");
+    std::fs::write(&creds, "{\"canary\":\"CANARY-vault-login\"}").expect("seed");
+    chown(&creds, &v.vault_account.name);
+
+    let state = v.state.to_string_lossy().into_owned();
+    for env in [
+        vec![("ETRADE_MCP_HOME", state.as_str())],
+        vec![
+            ("ETRADE_MCP_HOME", state.as_str()),
+            ("ETRADE_MCP_INSIDE_VAULT", "1"),
+        ],
+    ] {
+        for args in [
+            &["paper", "status"][..],
+            &["approve", "--list"],
+            &["approve", &id, "--yes"],
+            &[
+                "auth",
+                "status",
+                "--environment",
+                "sandbox",
+                "--credential-store",
+                "file",
+            ],
+        ] {
+            let mut cmd = v.person_command(&v.etrade, args);
+            cmd.env_remove("ETRADE_MCP_VAULT").envs(env.iter().copied());
+            let out = run_with_input(cmd, &format!("{PIN}\n"));
+            assert!(
+                !out.status.success() && !text(&out).contains("CANARY-vault-login"),
+                "{args:?} with {env:?} reached the vault's state: {}",
+                text(&out)
+            );
+        }
+    }
+    // Its own serve, on its own state: a book of its own, without the vault's preview.
+    let mut cmd = v.person_command(&v.etrade, &["approve", "--list"]);
+    cmd.env_remove("ETRADE_MCP_VAULT");
+    let own = run_with_input(cmd, "");
+    assert!(!text(&own).contains(&id), "{}", text(&own));
+}
+
+#[tokio::test]
+async fn the_person_s_config_cannot_turn_approval_off() {
+    if !can_run("the_person_s_config_cannot_turn_approval_off") {
+        return;
+    }
+    let v = Vault::start("cf", REQUIRED);
+    set_pin(&v);
+    let config_dir = v.person_home.join(".config/etrade-mcp");
+    std::fs::create_dir_all(&config_dir).expect("config dir");
+    std::fs::write(
+        config_dir.join("config.toml"),
+        "[profiles.default]\nenvironment = \"paper\"\n\n[profiles.default.trading]\napproval = \"none\"\n",
+    )
+    .expect("config");
+    let _ = Command::new("chown")
+        .arg("-R")
+        .arg(format!("{0}:{0}", v.person.name))
+        .arg(v.person_home.join(".config"))
+        .status();
+    let client = v.person_mcp(&["--allow-trading"]).await;
+    let (_, status) = call(&client, "server_status", json!({})).await;
+    assert_eq!(
+        status["data"]["trading_policy"]["approval"], "required",
+        "{status}"
+    );
+    let key = account_key(&client).await;
+    let id = preview(&client, &key, "AAPL").await;
+    let (refused, answer) = place(&client, &key, &id).await;
+    assert!(
+        refused,
+        "the person's config.toml does not turn approval off: {answer}"
+    );
+    let _ = client.cancel().await;
+}
+
+#[test]
+fn the_vault_runs_only_as_the_owner_of_its_state() {
+    if !can_run("the_vault_runs_only_as_the_owner_of_its_state") {
+        return;
+    }
+    let v = Vault::start("ow2", REQUIRED);
+    let other = Command::new("setpriv")
+        .args(as_account(&v.person.name))
+        .arg(&v.etrade)
+        .args(["vault", "run", "--state"])
+        .arg(&v.state)
+        .arg("--socket")
+        .arg(v.person_home.join("mine.sock"))
+        .output()
+        .expect("runs");
+    assert!(!other.status.success(), "{}", text(&other));
+    assert!(text(&other).contains("owner"), "{}", text(&other));
+}
