@@ -74,7 +74,7 @@ pub fn decide(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode>
     // Deciding creates nothing: a store that was moved away or deleted took its PIN and its
     // approvals with it, and an empty one made here would approve without a PIN.
     let store = match TradingStore::open_existing(&path) {
-        Ok(store) => Arc::new(store),
+        Ok(store) => Arc::new(store.with_peer(super::setup::vault_peer())),
         Err(StoreError::Missing(at)) => bail!(
             "there is no trading database at {at}, so there is nothing to approve: `etrade serve` creates it with its first preview. If there was one, it was moved or deleted, and its approval PIN with it: nothing is approved until it is back, or until a new PIN is set with `etrade approve --set-pin` and the order previewed again"
         ),

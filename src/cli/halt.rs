@@ -60,9 +60,14 @@ fn resolve(target: HaltTarget) -> anyhow::Result<(HaltRecords, HaltScope, Option
 
 pub fn halt(args: HaltArgs) -> anyhow::Result<ExitCode> {
     let (records, scope, _) = resolve(args.target)?;
+    // Through the vault, the halt names who asked, not the vault's own account.
+    let by = match super::setup::vault_peer() {
+        Some(peer) => format!("{peer} (through the vault)"),
+        None => current_user(),
+    };
     let halt = Halt::new(
         scope.clone(),
-        &current_user(),
+        &by,
         jiff::Timestamp::now(),
         args.reason.as_deref(),
     )?;

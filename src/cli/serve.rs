@@ -386,7 +386,8 @@ fn order_desk(
 ) -> anyhow::Result<(OrderDesk, Page)> {
     let dir = setup.paths.ensure_data_dir()?;
     let store = TradingStore::open_deferred(dir.join("trading.redb"))
-        .context("cannot open the trading database")?;
+        .context("cannot open the trading database")?
+        .with_peer(super::setup::vault_peer());
     let settings = &setup.settings;
     let store = Arc::new(store);
     if dir.join(LEGACY_FILE_NAME).exists() {

@@ -114,6 +114,17 @@ impl UnavailableStore {
     }
 }
 
+/// Who this command acts for when the vault runs it: the OS's word on the connection's peer
+/// (`uid 1000 pid 4242`), for the journal; `None` outside the vault.
+pub fn vault_peer() -> Option<String> {
+    if !runtime::paths::inside_vault() {
+        return None;
+    }
+    std::env::var(runtime::vault::supervisor::PEER_VAR)
+        .ok()
+        .filter(|p| !p.is_empty())
+}
+
 /// HTTP client settings; `ETRADE_MCP_RATE_SCALE` raises the request pacing and
 /// `ETRADE_MCP_HTTP_TIMEOUT_MS` sets the per-request deadline (tests against the fake).
 pub fn client_options() -> runtime::etrade::ClientOptions {

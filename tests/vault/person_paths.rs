@@ -121,6 +121,25 @@ async fn the_person_trades_through_the_vault() {
         log.contains(&format!("peer=uid {person_uid} pid ")),
         "the vault logs each client's peer: {log}"
     );
+    // And writes it into the journal entries and approvals it records.
+    let journal = std::process::Command::new("grep")
+        .args(["-oaE", "\"peer\":\"uid [0-9]+ pid [0-9]+\""])
+        .arg(v.state.join("trading.redb"))
+        .output()
+        .expect("grep runs");
+    let peers = String::from_utf8_lossy(&journal.stdout).into_owned();
+    assert!(
+        peers.lines().count() >= 2
+            && peers
+                .lines()
+                .all(|l| l.starts_with(&format!("\"peer\":\"uid {person_uid} pid "))),
+        "the journal names the person's uid: {peers}"
+    );
+    assert!(
+        text(&halted).contains(&format!("uid {person_uid} pid ")),
+        "the halt names who asked: {}",
+        text(&halted)
+    );
 }
 
 pub fn uid_of(account: &str) -> String {

@@ -276,6 +276,7 @@ impl OrderDesk {
             alert_ids: Vec::new(),
             summary: None,
             intent_at: (self.clock)(),
+            peer: self.store.peer().map(str::to_string),
         }
     }
 

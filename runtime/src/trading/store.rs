@@ -126,6 +126,9 @@ pub struct TradingStore {
     tables_made: AtomicBool,
     /// The first operation may create the database (false: it must exist already).
     may_create: bool,
+    /// Who this process acts for, as the vault's OS reported the connection's peer: written
+    /// into each journal entry and approval this store records.
+    peer: Option<String>,
 }
 
 impl TradingStore {
@@ -150,6 +153,7 @@ impl TradingStore {
             lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT, "trading-db-closer"),
             tables_made: AtomicBool::new(false),
             may_create: true,
+            peer: None,
         })
     }
 
@@ -167,6 +171,7 @@ impl TradingStore {
             lease: DatabaseLease::new(path, DEFAULT_LOCK_TIMEOUT, "trading-db-closer"),
             tables_made: AtomicBool::new(false),
             may_create: false,
+            peer: None,
         };
         store.with_db(|_| Ok::<_, StoreError>(()))?;
         Ok(store)
@@ -194,6 +199,16 @@ impl TradingStore {
 
     /// How long an operation waits for another process to let go of the file before it
     /// fails with [`StoreError::Busy`].
+    /// Records `peer` in each journal entry and approval from now on (the vault's commands).
+    pub fn with_peer(mut self, peer: Option<String>) -> TradingStore {
+        self.peer = peer;
+        self
+    }
+
+    pub fn peer(&self) -> Option<&str> {
+        self.peer.as_deref()
+    }
+
     pub fn with_lock_timeout(mut self, timeout: Duration) -> TradingStore {
         self.lease.set_lock_timeout(timeout);
         self

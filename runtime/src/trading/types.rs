@@ -157,6 +157,9 @@ pub struct ApprovalRecord {
     /// The preview's arguments hash when it was decided: an approval never covers other
     /// arguments.
     pub arguments_hash: String,
+    /// Through the vault: the OS's word on who asked (`uid 1000 pid 4242`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<String>,
 }
 
 /// What a person is shown, besides the order itself: E*TRADE's view of it at preview time.
@@ -212,6 +215,9 @@ pub struct JournalIntent {
     pub alert_ids: Vec<i64>,
     pub summary: Option<OrderSummary>,
     pub intent_at: Timestamp,
+    /// Through the vault: the OS's word on which client's session asked (`uid 1000 pid 4242`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<String>,
 }
 
 /// What happened, as far as this server knows.

@@ -62,6 +62,7 @@ impl TradingStore {
                 channel: d.channel,
                 at: d.now,
                 arguments_hash: preview.arguments_hash.clone(),
+                peer: self.peer().map(str::to_string),
             };
             preview.approval = Some(record.clone());
             let json = encode(&preview)?;
