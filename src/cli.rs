@@ -79,10 +79,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if cli.command.uses_the_vault()
         && let Some(socket) = vault::client::socket()
     {
-        if let Command::Doctor(_) = cli.command {
-            doctor::say_vault(&socket);
-        }
-        return vault::client::relay(&socket);
+        return match cli.command {
+            Command::Serve(args) => serve::run_through_vault(args, &socket),
+            Command::Doctor(_) => {
+                doctor::say_vault(&socket);
+                vault::client::relay(&socket)
+            }
+            _ => vault::client::relay(&socket),
+        };
     }
     match cli.command {
         Command::Serve(args) => serve::run(args),

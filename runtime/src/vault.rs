@@ -4,6 +4,7 @@
 
 pub mod admission;
 pub mod defaults;
+pub mod http_relay;
 pub mod identity;
 pub mod install;
 pub mod supervisor;

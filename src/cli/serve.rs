@@ -168,6 +168,29 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `etrade serve` with a trading vault: the vault runs the server. Over stdio this process
+/// only carries its messages; over HTTP it keeps the person's listener (their address and
+/// bearer token) in front of the vault's server.
+pub fn run_through_vault(args: ServeArgs, socket: &std::path::Path) -> anyhow::Result<ExitCode> {
+    if args.transport == TransportArg::Stdio {
+        return crate::cli::vault::client::relay(socket);
+    }
+    let token = http_token(&args)?;
+    if token.as_deref().is_some_and(|t| t.is_empty()) {
+        anyhow::bail!("the HTTP bearer token is empty");
+    }
+    if !args.listen.ip().is_loopback() && token.is_none() {
+        anyhow::bail!(
+            "--listen {} is reachable from other computers: give --http-token-file (or ETRADE_MCP_HTTP_TOKEN)",
+            args.listen
+        );
+    }
+    let listener = std::net::TcpListener::bind(args.listen)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    crate::cli::vault::client::relay_http(socket, listener, token)
+}
+
 /// What answers the tools: the E*TRADE session, or the paper broker and its book.
 struct Brokerage {
     broker: Arc<dyn Broker>,
@@ -242,8 +265,14 @@ fn listener(
     let token = http_token(args)?;
     let approving = args.grants.allow_trading && policy.approval_required();
     runtime::mcp::http::check_approving_token(token.as_deref(), approving)?;
-    let client_trust = runtime::mcp::http::client_trust(token.as_deref());
-    if approving && !client_trust.may_approve() {
+    // In the vault, the token is the vault's, held by the person's relay: its holder is any
+    // client the relay lets in, so the channels of a client approve nothing here either.
+    let client_trust = if runtime::paths::inside_vault() {
+        ClientTrust::Anyone
+    } else {
+        runtime::mcp::http::client_trust(token.as_deref())
+    };
+    if approving && !client_trust.may_approve() && !runtime::paths::inside_vault() {
         crate::cli::output::noteln!(
             "etrade-mcp: HTTP without a bearer token: any program on this computer could be a client, so orders are approved only out of band (etrade approve, or the approval page opened in your browser); give --http-token-file to let your MCP client's form or ticket approve"
         );
@@ -312,7 +341,10 @@ fn serve_until_shutdown(
             Some(mut bound) => {
                 if let Some(addr) = bound.local_addr() {
                     // Tests and scripts read this line to learn the port of `--listen ...:0`.
-                    crate::cli::output::noteln!("etrade-mcp: listening on http://{addr}/mcp");
+                    crate::cli::output::noteln!(
+                        "{}http://{addr}/mcp",
+                        runtime::vault::wire::LISTENING_NOTE
+                    );
                 }
                 if let Some(routes) = page_routes {
                     bound = bound.with_routes(routes);

@@ -82,6 +82,7 @@ fn intent(kind: MutationKind, environment: &str, profile: &str, second: i64) -> 
         alert_ids: vec![],
         summary: None,
         intent_at: at(second),
+        peer: None,
     }
 }
 

@@ -553,7 +553,7 @@ fn is_port(tail: &str) -> bool {
         .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+pub(crate) fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
     let Some(given) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

@@ -327,6 +327,7 @@ mod tests {
             channel: Channel::Terminal,
             at: Timestamp::UNIX_EPOCH,
             arguments_hash: "h1".into(),
+            peer: None,
         };
         assert!(approves(Some(&a), &p));
         a.arguments_hash = "h2".into();

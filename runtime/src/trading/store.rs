@@ -712,6 +712,7 @@ mod tests {
             alert_ids: vec![],
             summary: None,
             intent_at: at(1),
+            peer: None,
         }
     }
 

@@ -20,6 +20,8 @@ pub enum Refusal {
     },
     #[error("{flag} needs a value")]
     MissingValue { flag: String },
+    #[error("the vault does not take {flag} {value:?}")]
+    Value { flag: String, value: String },
     #[error("`etrade {command}` through the vault takes no argument {arg:?} here")]
     Argument { command: String, arg: String },
     #[error("nothing to run: name a command")]
@@ -31,12 +33,15 @@ pub enum Refusal {
 struct Flag {
     name: &'static str,
     takes_value: bool,
+    /// The values accepted, when not any.
+    values: Option<&'static [&'static str]>,
 }
 
 const fn switch(name: &'static str) -> Flag {
     Flag {
         name,
         takes_value: false,
+        values: None,
     }
 }
 
@@ -44,6 +49,15 @@ const fn valued(name: &'static str) -> Flag {
     Flag {
         name,
         takes_value: true,
+        values: None,
+    }
+}
+
+const fn one_of(name: &'static str, values: &'static [&'static str]) -> Flag {
+    Flag {
+        name,
+        takes_value: true,
+        values: Some(values),
     }
 }
 
@@ -73,6 +87,9 @@ const RULES: &[Rule] = &[
             GRANTS[1],
             GRANTS[2],
             switch("--keepalive"),
+            // Over HTTP the vault's server listens on a loopback port the vault picks,
+            // behind the person's own listener (see `http_relay`).
+            one_of("--transport", &["stdio", "http"]),
         ],
         words: &[],
     },
@@ -128,8 +145,12 @@ fn why_not(flag: &str) -> &'static str {
     match flag {
         "--environment" => "the vault's profile decides where the server goes",
         "--credential-store" => "the vault keeps its login in its own store",
-        "--transport" | "--listen" | "--allowed-host" => {
-            "the vault serves the person's side on its socket only"
+        "--listen"
+        | "--allowed-host"
+        | "--max-body-bytes"
+        | "--max-sessions"
+        | "--session-idle-timeout" => {
+            "the person's own listener takes it; the vault's server listens where the vault says"
         }
         "--http-token-file" => "the vault reads no file the person names",
         _ => "it is not one of the choices this command offers a person",
@@ -163,12 +184,19 @@ pub fn admit(argv: &[String]) -> Result<&'static str, Refusal> {
                     flag: name.into(),
                     why: why_not(name),
                 })?;
-            if flag.takes_value && !arg.contains('=') {
-                let value = rest
-                    .next()
-                    .ok_or_else(|| Refusal::MissingValue { flag: name.into() })?;
-                if value.starts_with('-') {
-                    return Err(Refusal::MissingValue { flag: name.into() });
+            if flag.takes_value {
+                let value = match arg.split_once('=') {
+                    Some((_, value)) => value,
+                    None => rest
+                        .next()
+                        .filter(|v| !v.starts_with('-'))
+                        .ok_or_else(|| Refusal::MissingValue { flag: name.into() })?,
+                };
+                if flag.values.is_some_and(|ok| !ok.contains(&value)) {
+                    return Err(Refusal::Value {
+                        flag: name.into(),
+                        value: value.into(),
+                    });
                 }
             }
             continue;
@@ -202,6 +230,8 @@ mod tests {
             "serve",
             "serve --allow-trading --profile default",
             "serve --allow-trading=false --keepalive",
+            "serve --transport http --allow-trading",
+            "serve --transport=stdio",
             "approve PV123 --yes",
             "approve --list --profile p2",
             "approve --set-pin",
@@ -232,7 +262,8 @@ mod tests {
             "vault run",
             "vault install --account x",
             "tools list",
-            "serve --transport http",
+            "serve --transport sse",
+            "serve --transport=tcp",
             "serve --listen 0.0.0.0:1",
             "serve --environment production",
             "serve --environment=production",
@@ -255,8 +286,8 @@ mod tests {
 
     #[test]
     fn a_refusal_says_why() {
-        let e = admit(&args("serve --transport http")).unwrap_err();
-        assert!(e.to_string().contains("socket"), "{e}");
+        let e = admit(&args("serve --listen 0.0.0.0:9")).unwrap_err();
+        assert!(e.to_string().contains("own listener"), "{e}");
         let e = admit(&args("serve --environment production")).unwrap_err();
         assert!(e.to_string().contains("profile decides"), "{e}");
     }

@@ -8,7 +8,7 @@
 //! processes (see `store_lease`).
 
 use super::admission::{self, Refusal};
-use super::wire::{FORWARDED_ENV, Frame, Hello, WireError};
+use super::wire::{FORWARDED_ENV, Frame, HTTP_TOKEN_MARK, Hello, WireError};
 use crate::platform::local_socket::{LocalListener, LocalStream, PeerIdentity};
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -142,6 +142,18 @@ impl Supervisor {
         if hello.terminal {
             command.env(REMOTE_TERMINAL_VAR, "1");
         }
+        let http = serves_http(&hello.argv);
+        if http {
+            // The server for this person listens on a loopback port of the vault's choosing,
+            // behind a token only their relay is told.
+            let token = http_token()?;
+            command
+                .args(["--listen", "127.0.0.1:0"])
+                .env("ETRADE_MCP_HTTP_TOKEN", &token);
+            Frame::Stderr(format!("{HTTP_TOKEN_MARK}{token}\n").into_bytes())
+                .write(output)
+                .await?;
+        }
         let mut child = command.spawn()?;
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -149,7 +161,7 @@ impl Supervisor {
             return Err(std::io::Error::other("the command's streams are missing"));
         };
         // The person's side's input, until it half-closes; then the command's stdin ends.
-        let feeding = tokio::spawn(async move {
+        let mut feeding = tokio::spawn(async move {
             let _ = tokio::io::copy(&mut input, &mut stdin).await;
             let _ = stdin.shutdown().await;
         });
@@ -157,24 +169,55 @@ impl Supervisor {
         let out_pump = tokio::spawn(pump(stdout, frames.clone(), Frame::Stdout));
         let err_pump = tokio::spawn(pump(stderr, frames, Frame::Stderr));
         let mut client_gone = false;
-        while let Some(frame) = tokio::select! {
-            frame = outgoing.recv() => frame,
-            () = shutdown.cancelled() => None,
-        } {
-            if frame.write(output).await.is_err() {
-                client_gone = true;
-                break;
+        let mut input_ended = false;
+        loop {
+            tokio::select! {
+                frame = outgoing.recv() => match frame {
+                    Some(frame) => {
+                        if frame.write(output).await.is_err() {
+                            client_gone = true;
+                            break;
+                        }
+                    }
+                    None => break,
+                },
+                _ = &mut feeding, if !input_ended => {
+                    input_ended = true;
+                    // An HTTP server does not read stdin: the relay going away is its end.
+                    if http {
+                        let _ = child.start_kill();
+                    }
+                }
+                () = shutdown.cancelled() => break,
             }
         }
         if client_gone || shutdown.is_cancelled() {
             let _ = child.start_kill();
         }
         let status = child.wait().await?;
-        feeding.abort();
+        if !input_ended {
+            feeding.abort();
+        }
         out_pump.abort();
         err_pump.abort();
         Ok(status.code().unwrap_or(1))
     }
+}
+
+/// Whether `argv` is `serve --transport http` (in either spelling).
+fn serves_http(argv: &[String]) -> bool {
+    argv.first().is_some_and(|c| c == "serve")
+        && (argv.iter().any(|a| a == "--transport=http")
+            || argv
+                .windows(2)
+                .any(|w| w[0] == "--transport" && w[1] == "http"))
+}
+
+/// 256 random bits, hex.
+fn http_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Copies one of the command's output streams into frames, as it comes.

@@ -56,6 +56,14 @@ pub const PROMPT_MARK: &str = "\u{1}etrade-ask ";
 
 pub use crate::platform::OPEN_PAGE_MARK;
 
+/// For `serve --transport http`, the vault's first line to the person's side: this mark and
+/// the bearer token its server for them asks for (see `http_relay`).
+pub const HTTP_TOKEN_MARK: &str = "\u{1}etrade-http-token ";
+
+/// What `etrade serve --transport http` writes on its standard error once it listens,
+/// followed by `http://ADDRESS/mcp`: scripts, tests and the vault's relay read the port there.
+pub const LISTENING_NOTE: &str = "etrade-mcp: listening on ";
+
 /// What the vault sends back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {

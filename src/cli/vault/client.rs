@@ -5,7 +5,9 @@
 
 use anyhow::{Context, bail};
 use runtime::vault::defaults;
-use runtime::vault::wire::{FORWARDED_ENV, Frame, Hello, OPEN_PAGE_MARK, PROMPT_MARK};
+use runtime::vault::wire::{
+    FORWARDED_ENV, Frame, HTTP_TOKEN_MARK, Hello, LISTENING_NOTE, OPEN_PAGE_MARK, PROMPT_MARK,
+};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,23 +27,24 @@ pub fn socket() -> Option<PathBuf> {
     default.exists().then_some(default)
 }
 
-/// Runs this process's command line in the vault at `socket`, and ends as it ended.
-pub fn relay(socket: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let argv: Vec<String> = std::env::args_os()
+/// This process's command line after the program name.
+fn own_argv() -> anyhow::Result<Vec<String>> {
+    std::env::args_os()
         .skip(1)
         .map(|a| a.into_string())
         .collect::<Result<_, _>>()
-        .map_err(|a| anyhow::anyhow!("the argument {a:?} is not UTF-8"))?;
+        .map_err(|a| anyhow::anyhow!("the argument {a:?} is not UTF-8"))
+}
+
+/// Runs this process's command line in the vault at `socket`, and ends as it ended.
+pub fn relay(socket: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let argv = own_argv()?;
     // A server's standard input is its MCP client, never a person answering questions.
     let terminal = std::io::stdin().is_terminal() && argv.first().is_none_or(|c| c != "serve");
-    let env = FORWARDED_ENV
-        .iter()
-        .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?)))
-        .collect();
     let hello = Hello {
         argv,
         terminal,
-        env,
+        env: forwarded_env(),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -52,15 +55,7 @@ pub fn relay(socket: &std::path::Path) -> anyhow::Result<ExitCode> {
 }
 
 async fn exchange(socket: &std::path::Path, hello: Hello) -> anyhow::Result<i32> {
-    let stream = runtime::platform::local_socket::connect(socket)
-        .await
-        .with_context(|| {
-            format!(
-                "cannot reach the trading vault at {} (is its service running? `etrade vault install` sets it up; {} names another socket)",
-                socket.display(),
-                defaults::SOCKET_VAR
-            )
-        })?;
+    let stream = connect(socket).await?;
     let (read, mut write) = tokio::io::split(stream);
     write.write_all(&hello.encode()).await?;
     // What goes to the vault after the hello: the answers to its questions (a person at a
@@ -178,4 +173,167 @@ async fn stderr_line(line: &str, answers: Option<&mpsc::Sender<Vec<u8>>>) -> any
     }
     let _ = std::io::stderr().write_all(line.as_bytes());
     Ok(())
+}
+
+/// The flags of `etrade serve --transport http` that shape the person's own listener: they
+/// stay on this side, and the rest of the command line goes to the vault.
+const LISTENER_FLAGS: [&str; 6] = [
+    "--listen",
+    "--http-token-file",
+    "--max-body-bytes",
+    "--max-sessions",
+    "--session-idle-timeout",
+    "--allowed-host",
+];
+
+fn without_listener_flags(argv: Vec<String>) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut args = argv.into_iter();
+    while let Some(arg) = args.next() {
+        let name = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
+        if LISTENER_FLAGS.contains(&name) {
+            if !arg.contains('=') {
+                args.next();
+            }
+            continue;
+        }
+        kept.push(arg);
+    }
+    kept
+}
+
+/// `etrade serve --transport http` with a vault: the person's listener (`listener`, with
+/// their `token`) in front of the server the vault runs for them.
+pub fn relay_http(
+    socket: &std::path::Path,
+    listener: std::net::TcpListener,
+    token: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let hello = Hello {
+        argv: without_listener_flags(own_argv()?),
+        terminal: false,
+        env: forwarded_env(),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let code = rt.block_on(async move {
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let mut signals = runtime::platform::TerminationSignals::register()
+            .context("cannot handle termination signals")?;
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            signals.recv().await;
+            stop.cancel();
+        });
+        let stream = connect(socket).await?;
+        let (read, mut write) = tokio::io::split(stream);
+        write.write_all(&hello.encode()).await?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let mut relay = HttpRelay {
+            listener: Some(listener),
+            token,
+            upstream_token: None,
+            shutdown: shutdown.clone(),
+        };
+        let code = tokio::select! {
+            code = receive_http(read, &mut relay) => code,
+            () = shutdown.cancelled() => Ok(0),
+        };
+        shutdown.cancel();
+        // Dropping the connection ends the vault's server for this relay.
+        drop(write);
+        code
+    })?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+struct HttpRelay {
+    /// The person's listener, until the vault's server is up.
+    listener: Option<tokio::net::TcpListener>,
+    token: Option<String>,
+    upstream_token: Option<String>,
+    shutdown: tokio_util::sync::CancellationToken,
+}
+
+async fn receive_http<R: tokio::io::AsyncRead + Unpin>(
+    read: R,
+    relay: &mut HttpRelay,
+) -> anyhow::Result<i32> {
+    let mut read = BufReader::new(read);
+    let mut err_line = Vec::new();
+    loop {
+        match Frame::read(&mut read).await {
+            Ok(Frame::Stdout(bytes)) => {
+                let _ = std::io::stderr().write_all(&bytes);
+            }
+            Ok(Frame::Stderr(bytes)) => {
+                for &b in &bytes {
+                    err_line.push(b);
+                    if b == b'\n' {
+                        let line = String::from_utf8_lossy(&err_line).into_owned();
+                        err_line.clear();
+                        http_stderr_line(&line, relay).await?;
+                    }
+                }
+            }
+            Ok(Frame::Exit(code)) => return Ok(code),
+            Err(runtime::vault::wire::WireError::Closed) => {
+                bail!("the trading vault closed the connection")
+            }
+            Err(e) => return Err(e).context("the trading vault's answer is not understood"),
+        }
+    }
+}
+
+async fn http_stderr_line(line: &str, relay: &mut HttpRelay) -> anyhow::Result<()> {
+    let text = line.trim_end_matches(['\n', '\r']);
+    if let Some(token) = text.strip_prefix(HTTP_TOKEN_MARK) {
+        relay.upstream_token = Some(token.to_string());
+        return Ok(());
+    }
+    if let Some(url) = text.strip_prefix(LISTENING_NOTE) {
+        let origin = url.trim_end_matches("/mcp").to_string();
+        let (Some(listener), Some(upstream_token)) =
+            (relay.listener.take(), relay.upstream_token.clone())
+        else {
+            bail!("the trading vault's server started without its token");
+        };
+        let addr = listener.local_addr()?;
+        let upstream = runtime::vault::http_relay::Upstream {
+            origin,
+            token: upstream_token,
+        };
+        tokio::spawn(runtime::vault::http_relay::serve(
+            listener,
+            upstream,
+            relay.token.clone(),
+            relay.shutdown.clone(),
+        ));
+        crate::cli::output::noteln!("{LISTENING_NOTE}http://{addr}/mcp");
+        return Ok(());
+    }
+    stderr_line(line, None).await
+}
+
+fn forwarded_env() -> Vec<(String, String)> {
+    FORWARDED_ENV
+        .iter()
+        .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?)))
+        .collect()
+}
+
+async fn connect(
+    socket: &std::path::Path,
+) -> anyhow::Result<runtime::platform::local_socket::LocalStream> {
+    runtime::platform::local_socket::connect(socket)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot reach the trading vault at {} (is its service running? `etrade vault install` sets it up; {} names another socket)",
+                socket.display(),
+                defaults::SOCKET_VAR
+            )
+        })
 }
