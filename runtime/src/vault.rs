@@ -3,4 +3,5 @@
 //! the wire the person's side uses to ask it for things. docs/design/vault.md is the map.
 
 pub mod defaults;
+pub mod identity;
 pub mod install;
