@@ -9,3 +9,4 @@ mod common;
 
 mod accounts;
 mod attacks;
+mod install;
