@@ -191,13 +191,16 @@ fn create_dir(path: &Path, mode: Option<u32>, owner: Option<&str>) -> Result<(),
         std::fs::create_dir_all(parent)
             .map_err(io_err("cannot create the parent folders", path))?;
     }
-    let mut builder = std::fs::DirBuilder::new();
+    // Private until the final mode and owner are set.
     #[cfg(unix)]
-    {
-        // Private until the final mode and owner are set.
+    let builder = {
         use std::os::unix::fs::DirBuilderExt;
+        let mut builder = std::fs::DirBuilder::new();
         builder.mode(0o700);
-    }
+        builder
+    };
+    #[cfg(not(unix))]
+    let builder = std::fs::DirBuilder::new();
     match builder.create(path) {
         Ok(()) => {}
         Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
