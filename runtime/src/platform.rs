@@ -403,6 +403,9 @@ impl TerminationSignals {
 // Native credential stores
 // ---------------------------------------------------------------------------------------
 
+#[cfg(windows)]
+pub mod windows_service;
+
 /// The OS-provided credential stores, each compiled only where it exists. Every
 /// constructor exists on every platform and answers `NotSupportedByStore` where the store
 /// does not, so callers need no `cfg` of their own.

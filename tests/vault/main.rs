@@ -12,3 +12,4 @@ mod attacks;
 mod fixture;
 mod person_paths;
 mod shell_attacks;
+mod install;
