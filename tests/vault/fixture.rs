@@ -204,16 +204,6 @@ fn install(etrade: &Path, account: &str, state: &Path, socket: &Path) {
         .arg(socket)
         .output()
         .expect("etrade runs");
-    if text(&installed).contains("not built yet") {
-        // TEMPORARY until install lands.
-        std::fs::create_dir_all(state).expect("state");
-        std::fs::set_permissions(state, std::fs::Permissions::from_mode(0o700)).expect("chmod");
-        chown(state, account);
-        let run = socket.parent().expect("socket folder");
-        std::fs::create_dir_all(run).expect("run");
-        chown(run, account);
-        return;
-    }
     assert!(
         installed.status.success(),
         "vault install: {}",

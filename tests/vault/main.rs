@@ -10,6 +10,7 @@ mod common;
 mod accounts;
 mod attacks;
 mod fixture;
+mod http;
+mod install;
 mod person_paths;
 mod shell_attacks;
-mod install;
