@@ -12,5 +12,6 @@ mod attacks;
 mod fixture;
 mod http;
 mod install;
+mod login;
 mod person_paths;
 mod shell_attacks;
