@@ -27,6 +27,10 @@ pub fn inside_vault() -> bool {
     std::env::var_os(INSIDE_VAULT_VAR).is_some_and(|v| !v.is_empty())
 }
 
+/// The vault's service: the systemd unit, the launchd label's last word and the Windows
+/// service's name.
+pub const VAULT_SERVICE_NAME: &str = "etrade-mcp-vault";
+
 /// How a command the vault runs asks the person's side to open a page in the person's
 /// browser: this mark and the address, as one line on its standard error. The vault's account
 /// has no desktop to open it on; the person's side opens it and shows it to no one else.

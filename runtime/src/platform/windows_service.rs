@@ -13,7 +13,7 @@ use windows_service::service::{
 use windows_service::service_control_handler::{self, ServiceControlHandlerResult};
 use windows_service::{define_windows_service, service_dispatcher};
 
-use crate::vault::defaults::SERVICE_NAME;
+use super::VAULT_SERVICE_NAME as SERVICE_NAME;
 
 /// The service's work: run until the token is cancelled (the SCM asked the service to stop,
 /// or Windows shuts down), then return. An error is reported to the SCM as a failure, which

@@ -4,8 +4,7 @@
 use crate::platform::Os;
 use std::path::PathBuf;
 
-/// The systemd unit, the launchd label's last word and the Windows service's name.
-pub const SERVICE_NAME: &str = "etrade-mcp-vault";
+pub use crate::platform::VAULT_SERVICE_NAME as SERVICE_NAME;
 
 pub use crate::paths::VAULT_CONFIG_FILE as CONFIG_FILE;
 

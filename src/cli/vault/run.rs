@@ -14,6 +14,35 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let socket = args.socket.unwrap_or_else(|| defaults::socket(os));
     refuse_the_wrong_account(&state)?;
     let program = std::env::current_exe().context("cannot find this etrade binary")?;
+    let body = move |shutdown: CancellationToken| serve(program, state, socket, shutdown);
+    #[cfg(windows)]
+    {
+        use runtime::platform::windows_service::{Dispatch, run_as_windows_service};
+        let boxed: runtime::platform::windows_service::ServiceBody =
+            Box::new(move |shutdown| body(shutdown).map_err(|e| format!("{e:#}")));
+        return match run_as_windows_service(boxed)? {
+            Dispatch::Served(result) => result
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(anyhow::Error::msg),
+            Dispatch::NotAService(body) => body(CancellationToken::new())
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(anyhow::Error::msg),
+        };
+    }
+    #[cfg(not(windows))]
+    {
+        body(CancellationToken::new())?;
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Serves the socket until `shutdown` (the service manager's stop) or a termination signal.
+fn serve(
+    program: std::path::PathBuf,
+    state: std::path::PathBuf,
+    socket: std::path::PathBuf,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -21,7 +50,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     rt.block_on(async move {
         let listener = LocalListener::bind(&socket)
             .with_context(|| format!("cannot listen at {}", socket.display()))?;
-        let shutdown = CancellationToken::new();
         let mut signals = runtime::platform::TerminationSignals::register()
             .context("cannot handle termination signals")?;
         let stop = shutdown.clone();
@@ -34,15 +62,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             socket.display(),
             state.display()
         );
-        Supervisor {
-            program,
-            state: state.clone(),
-        }
-        .serve(listener, shutdown)
-        .await;
+        Supervisor { program, state }
+            .serve(listener, shutdown)
+            .await;
         anyhow::Ok(())
-    })?;
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// The vault runs as the account that owns its state folder, and never as root: as root,
