@@ -47,12 +47,31 @@ impl Setup {
     /// This profile's trading policy, from its `[trading]` table and the environment: what
     /// the server enforces, and what `etrade approve` reads to know whether a person is asked.
     pub fn trading_policy(&self) -> TradingPolicy {
-        TradingPolicy::resolve(
+        let policy = TradingPolicy::resolve(
             self.file
                 .profile(&self.settings.profile)
                 .and_then(|p| p.trading.as_ref()),
             self.settings.environment,
-        )
+        );
+        match self.person_narrowing() {
+            Some(narrower) => policy.narrowed_by(&narrower),
+            None => policy,
+        }
+    }
+
+    /// In the vault: the person's own `[trading]` table for this profile, which may only
+    /// tighten the vault's.
+    fn person_narrowing(&self) -> Option<runtime::config::trading::TradingConfig> {
+        if !runtime::paths::inside_vault() {
+            return None;
+        }
+        let json = std::env::var(runtime::vault::wire::NARROW_VAR).ok()?;
+        let tables: Vec<(String, runtime::config::trading::TradingConfig)> =
+            serde_json::from_str(&json).ok()?;
+        tables
+            .into_iter()
+            .find(|(profile, _)| *profile == self.settings.profile)
+            .map(|(_, table)| table)
     }
 }
 

@@ -323,8 +323,8 @@ async fn the_person_s_own_etrade_without_the_vault_reaches_neither_its_book_nor_
 }
 
 #[tokio::test]
-async fn the_person_s_config_cannot_turn_approval_off() {
-    if !can_run("the_person_s_config_cannot_turn_approval_off") {
+async fn the_person_s_config_narrows_but_cannot_turn_approval_off() {
+    if !can_run("the_person_s_config_narrows_but_cannot_turn_approval_off") {
         return;
     }
     let v = Vault::start("cf", REQUIRED);
@@ -333,7 +333,7 @@ async fn the_person_s_config_cannot_turn_approval_off() {
     std::fs::create_dir_all(&config_dir).expect("config dir");
     std::fs::write(
         config_dir.join("config.toml"),
-        "[profiles.default]\nenvironment = \"paper\"\n\n[profiles.default.trading]\napproval = \"none\"\n",
+        "[profiles.default]\nenvironment = \"paper\"\n\n[profiles.default.trading]\napproval = \"none\"\nmax_order_quantity = \"2\"\n",
     )
     .expect("config");
     let _ = Command::new("chown")
@@ -348,7 +348,23 @@ async fn the_person_s_config_cannot_turn_approval_off() {
         "{status}"
     );
     let key = account_key(&client).await;
-    let id = preview(&client, &key, "AAPL").await;
+    // What it may do is narrow: its lower cap holds in the vault.
+    assert_eq!(
+        status["data"]["trading_policy"]["max_order_quantity"], "2",
+        "{status}"
+    );
+    let order = |quantity: &str| {
+        json!({"account_id_key": key, "request": {"order_type": "EQ", "symbol": "AAPL",
+            "order_action": "BUY", "quantity": quantity, "price_type": "MARKET"}})
+    };
+    let (too_many, answer) = call(&client, "preview_order", order("3")).await;
+    assert!(too_many, "the person's cap of 2 holds: {answer}");
+    let (err, p) = call(&client, "preview_order", order("2")).await;
+    assert!(!err, "{p}");
+    let id = p["data"]["preview_id"]
+        .as_str()
+        .expect("preview_id")
+        .to_string();
     let (refused, answer) = place(&client, &key, &id).await;
     assert!(
         refused,

@@ -71,6 +71,54 @@ impl TradingPolicy {
         }
     }
 
+    /// This policy, narrowed by `narrower` (the person's own `[trading]` table when the vault
+    /// runs the server): every limit the tighter of the two, an account only when both allow
+    /// it, approval required when either requires it, out-of-band when either says so, the
+    /// page only when both have it. Nothing in `narrower` can loosen this policy.
+    pub fn narrowed_by(&self, narrower: &TradingConfig) -> TradingPolicy {
+        fn tighter<T: Ord + Copy>(mine: Option<T>, theirs: Option<T>) -> Option<T> {
+            match (mine, theirs) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        let allowed_accounts = match (&self.allowed_accounts, &narrower.allowed_accounts) {
+            (Some(mine), Some(theirs)) => Some(
+                mine.iter()
+                    .filter(|a| theirs.contains(a))
+                    .cloned()
+                    .collect(),
+            ),
+            (mine, theirs) => mine.clone().or_else(|| theirs.clone()),
+        };
+        TradingPolicy {
+            allowed_accounts,
+            max_order_quantity: tighter(self.max_order_quantity, narrower.max_order_quantity),
+            max_order_notional: tighter(self.max_order_notional, narrower.max_order_notional),
+            max_daily_notional: tighter(self.max_daily_notional, narrower.max_daily_notional),
+            max_daily_orders: tighter(self.max_daily_orders, narrower.max_daily_orders),
+            session_guard: self.session_guard || narrower.session_guard == Some(true),
+            preview_ttl_seconds: narrower.preview_ttl_seconds.map_or(
+                self.preview_ttl_seconds,
+                |t| {
+                    self.preview_ttl_seconds
+                        .min(t.clamp(*PREVIEW_TTL_RANGE.start(), *PREVIEW_TTL_RANGE.end()))
+                },
+            ),
+            approval: if narrower.approval == Some(ApprovalMode::Required) {
+                ApprovalMode::Required
+            } else {
+                self.approval
+            },
+            approval_channel: if narrower.approval_channel == Some(ChannelPolicy::OutOfBand) {
+                ChannelPolicy::OutOfBand
+            } else {
+                self.approval_channel
+            },
+            approval_page: self.approval_page && narrower.approval_page != Some(false),
+        }
+    }
+
     /// Whether a person approves each placement.
     pub fn approval_required(&self) -> bool {
         self.approval == ApprovalMode::Required
@@ -285,6 +333,61 @@ mod tests {
 
     fn ts(s: &str) -> Timestamp {
         s.parse().expect("valid timestamp")
+    }
+
+    #[test]
+    fn a_narrower_table_only_tightens() {
+        let vault = TradingConfig {
+            allowed_accounts: Some(vec!["A".into(), "B".into()]),
+            max_order_quantity: Some(dec("100")),
+            max_daily_orders: Some(10),
+            approval: Some(ApprovalMode::Required),
+            approval_page: Some(true),
+            ..TradingConfig::default()
+        };
+        let vault = TradingPolicy::resolve(Some(&vault), Environment::Paper);
+        // A person's table that tries to loosen everything changes nothing.
+        let looser = TradingConfig {
+            allowed_accounts: Some(vec!["A".into(), "B".into(), "C".into()]),
+            max_order_quantity: Some(dec("1000")),
+            max_daily_orders: Some(99),
+            session_guard: Some(false),
+            preview_ttl_seconds: Some(3600),
+            approval: Some(ApprovalMode::None),
+            approval_channel: Some(ChannelPolicy::Any),
+            approval_page: Some(true),
+            ..TradingConfig::default()
+        };
+        assert_eq!(vault.narrowed_by(&looser), vault);
+        assert_eq!(vault.narrowed_by(&TradingConfig::default()), vault);
+        // One that tightens each setting wins on each.
+        let tighter = TradingConfig {
+            allowed_accounts: Some(vec!["B".into(), "Z".into()]),
+            max_order_quantity: Some(dec("5")),
+            max_order_notional: Some(dec("1000")),
+            max_daily_orders: Some(2),
+            session_guard: Some(true),
+            preview_ttl_seconds: Some(30),
+            approval_channel: Some(ChannelPolicy::OutOfBand),
+            approval_page: Some(false),
+            ..TradingConfig::default()
+        };
+        let narrowed = vault.narrowed_by(&tighter).describe();
+        assert_eq!(narrowed.allowed_accounts, Some(vec!["B".to_string()]));
+        assert_eq!(narrowed.max_order_quantity, Some(dec("5")));
+        assert_eq!(narrowed.max_order_notional, Some(dec("1000")));
+        assert_eq!(narrowed.max_daily_orders, Some(2));
+        assert!(narrowed.session_guard);
+        assert_eq!(narrowed.preview_ttl_seconds, 30);
+        assert_eq!(narrowed.approval_channel, ApprovalChannelStatus::OutOfBand);
+        assert!(!narrowed.approval_page);
+        // And a person may ask for approval where the vault does not.
+        let open = TradingPolicy::resolve(None, Environment::Paper);
+        let ask = TradingConfig {
+            approval: Some(ApprovalMode::Required),
+            ..TradingConfig::default()
+        };
+        assert!(open.narrowed_by(&ask).approval_required());
     }
 
     fn leg(quantity: &str) -> LegSummary {

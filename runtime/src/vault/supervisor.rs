@@ -8,7 +8,7 @@
 //! processes (see `store_lease`).
 
 use super::admission::{self, Refusal};
-use super::wire::{FORWARDED_ENV, Frame, HTTP_TOKEN_MARK, Hello, WireError};
+use super::wire::{FORWARDED_ENV, Frame, HTTP_TOKEN_MARK, Hello, NARROW_VAR, WireError};
 use crate::platform::local_socket::{LocalListener, LocalStream, PeerIdentity};
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -141,6 +141,12 @@ impl Supervisor {
         }
         if hello.terminal {
             command.env(REMOTE_TERMINAL_VAR, "1");
+        }
+        command.env_remove(NARROW_VAR);
+        if !hello.narrow.is_empty()
+            && let Ok(json) = serde_json::to_string(&hello.narrow)
+        {
+            command.env(NARROW_VAR, json);
         }
         let http = serves_http(&hello.argv);
         if http {

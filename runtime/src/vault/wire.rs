@@ -46,7 +46,14 @@ pub struct Hello {
     /// Values of [`FORWARDED_ENV`] the person's side has set.
     #[serde(default)]
     pub env: Vec<(String, String)>,
+    /// The `[trading]` tables of the person's own config.toml, by profile: the vault applies
+    /// them only to tighten its own ([`crate::trading::policy::TradingPolicy::narrowed_by`]).
+    #[serde(default)]
+    pub narrow: Vec<(String, crate::config::trading::TradingConfig)>,
 }
+
+/// Carries [`Hello::narrow`] to the command the vault runs, as JSON.
+pub const NARROW_VAR: &str = "ETRADE_MCP_NARROW";
 
 /// A command run inside the vault for a person at a terminal writes each question to its
 /// standard error as one line: this mark, `secret` or `line`, a space, the prompt text. The

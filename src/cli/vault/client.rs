@@ -45,6 +45,7 @@ pub fn relay(socket: &std::path::Path) -> anyhow::Result<ExitCode> {
         argv,
         terminal,
         env: forwarded_env(),
+        narrow: person_trading_tables(),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -213,6 +214,7 @@ pub fn relay_http(
         argv: without_listener_flags(own_argv()?),
         terminal: false,
         env: forwarded_env(),
+        narrow: person_trading_tables(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -315,6 +317,31 @@ async fn http_stderr_line(line: &str, relay: &mut HttpRelay) -> anyhow::Result<(
         return Ok(());
     }
     stderr_line(line, None).await
+}
+
+/// The `[trading]` tables of the person's own config.toml, for the vault to tighten its own
+/// with. A config.toml that does not load narrows nothing, and says so.
+fn person_trading_tables() -> Vec<(String, runtime::config::trading::TradingConfig)> {
+    let Ok(paths) = runtime::paths::StatePaths::from_env() else {
+        return Vec::new();
+    };
+    let path = paths.config_file();
+    if !path.exists() {
+        return Vec::new();
+    }
+    match runtime::config::ConfigFile::load(&path) {
+        Ok(file) => file
+            .profiles
+            .into_iter()
+            .filter_map(|(name, profile)| Some((name, profile.trading?)))
+            .collect(),
+        Err(e) => {
+            crate::cli::output::noteln!(
+                "etrade: your config.toml does not load, so it narrows nothing the vault allows: {e}"
+            );
+            Vec::new()
+        }
+    }
 }
 
 fn forwarded_env() -> Vec<(String, String)> {
