@@ -251,6 +251,7 @@ mod tests {
             argv: vec!["approve".into(), "--list".into()],
             terminal: true,
             env: vec![],
+            narrow: vec![],
         };
         let line = hello.encode();
         let mut reader = tokio::io::BufReader::new(line.as_slice());

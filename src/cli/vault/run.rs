@@ -20,14 +20,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         use runtime::platform::windows_service::{Dispatch, run_as_windows_service};
         let boxed: runtime::platform::windows_service::ServiceBody =
             Box::new(move |shutdown| body(shutdown).map_err(|e| format!("{e:#}")));
-        return match run_as_windows_service(boxed)? {
-            Dispatch::Served(result) => result
-                .map(|()| ExitCode::SUCCESS)
-                .map_err(anyhow::Error::msg),
-            Dispatch::NotAService(body) => body(CancellationToken::new())
-                .map(|()| ExitCode::SUCCESS)
-                .map_err(anyhow::Error::msg),
+        let outcome = match run_as_windows_service(boxed)? {
+            Dispatch::Served(result) => result,
+            Dispatch::NotAService(body) => body(CancellationToken::new()),
         };
+        outcome.map_err(anyhow::Error::msg)?;
+        Ok(ExitCode::SUCCESS)
     }
     #[cfg(not(windows))]
     {
