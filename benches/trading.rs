@@ -123,6 +123,7 @@ fn main() {
                 alert_ids: vec![],
                 summary: Some(summary()),
                 intent_at: now,
+                peer: None,
             };
             let check = |_: &DailyUsage, _: &OrderSummary| Ok(());
             let claimed = store

@@ -69,7 +69,7 @@ pub fn decide(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode>
         // Setting a PIN is the one approval command that may create the store.
         let store =
             Arc::new(TradingStore::open(&path).context("cannot open the trading database")?);
-        return set_pin(&ApprovalPin::new(store, dir));
+        return set_pin(&super::setup::approval_pin(store, dir));
     }
     // Deciding creates nothing: a store that was moved away or deleted took its PIN and its
     // approvals with it, and an empty one made here would approve without a PIN.
@@ -80,7 +80,7 @@ pub fn decide(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode>
         ),
         Err(e) => return Err(e).context("cannot open the trading database"),
     };
-    let pin = ApprovalPin::new(store.clone(), dir);
+    let pin = super::setup::approval_pin(store.clone(), dir);
     let (environment, profile) = (setup.settings.environment.as_str(), &setup.settings.profile);
     let now = jiff::Timestamp::now();
     if r.list {
@@ -145,7 +145,7 @@ pub fn decide(setup: &Setup, r: &ApproveRequest<'_>) -> anyhow::Result<ExitCode>
 
 fn set_pin(pin: &ApprovalPin) -> anyhow::Result<ExitCode> {
     let mut input = Input::new();
-    if pin.is_set() {
+    if pin.is_stored() {
         let given = input.secret("Current approval PIN: ")?;
         if let Err(refusal) = pin.verify(&given, PinPurpose::ChangePin) {
             bail!("{refusal}; the PIN was not changed");

@@ -8,7 +8,7 @@ use super::prompt::Input;
 use super::setup::Setup;
 use anyhow::{Context, bail};
 use runtime::paths::StatePaths;
-use runtime::trading::approval_pin::{ApprovalPin, LEGACY_FILE_NAME};
+use runtime::trading::approval_pin::{LEGACY_FILE_NAME, PinRefusal};
 use runtime::trading::halt::{Halt, HaltError, HaltRecords, HaltScope, HaltSwitch, current_user};
 use runtime::trading::store::{PinPurpose, StoreError, TradingStore};
 use std::process::ExitCode;
@@ -129,13 +129,16 @@ fn check_pin(records: &HaltRecords) -> anyhow::Result<()> {
     // halt file itself; tier (c) in docs/guide/trading-and-approvals.md says so.
     let store = match TradingStore::open_existing(&store_path) {
         Ok(store) => store,
+        Err(StoreError::Missing(_)) if runtime::paths::inside_vault() => {
+            bail!("{}; trading stays halted", PinRefusal::NotSet)
+        }
         Err(StoreError::Missing(_)) if !dir.join(LEGACY_FILE_NAME).exists() => return Ok(()),
         Err(StoreError::Missing(_)) => {
             TradingStore::open(&store_path).context("cannot open the trading database")?
         }
         Err(e) => return Err(e).context("cannot open the trading database"),
     };
-    let pin = ApprovalPin::new(Arc::new(store), dir);
+    let pin = super::setup::approval_pin(Arc::new(store), dir);
     if !pin.is_set() {
         return Ok(());
     }

@@ -19,7 +19,7 @@ use runtime::paper::broker::PaperBroker;
 use runtime::paper::live::{BlendedMarket, LiveQuotes, LiveTouches};
 use runtime::paper::market::SimulatedMarket;
 use runtime::trading::approval::ClientTrust;
-use runtime::trading::approval_pin::{ApprovalPin, LEGACY_FILE_NAME};
+use runtime::trading::approval_pin::LEGACY_FILE_NAME;
 use runtime::trading::desk::OrderDesk;
 use runtime::trading::halt::HaltSwitch;
 use runtime::trading::policy::TradingPolicy;
@@ -425,7 +425,7 @@ fn order_desk(
     if dir.join(LEGACY_FILE_NAME).exists() {
         // An older version's PIN file moves into the store now, not at the first approval:
         // until then, moving the file away would turn the PIN off.
-        let _ = ApprovalPin::new(store.clone(), dir).posture();
+        let _ = super::setup::approval_pin(store.clone(), dir).posture();
     }
     let (environment, profile) = (settings.environment.as_str(), settings.profile.as_str());
     let page = match (policy.approval_page(), page_origin) {
@@ -436,7 +436,7 @@ fn order_desk(
                 store.clone(),
                 environment,
                 profile,
-                ApprovalPin::new(store.clone(), dir),
+                super::setup::approval_pin(store.clone(), dir),
             ),
             None,
         )),
@@ -445,13 +445,13 @@ fn order_desk(
                 store.clone(),
                 environment,
                 profile,
-                ApprovalPin::new(store.clone(), dir),
+                super::setup::approval_pin(store.clone(), dir),
             )
             .context("cannot open the approval page's loopback port")?;
             Some((page, Some(listener)))
         }
     };
-    let app_pin = Arc::new(ApprovalPin::new(store.clone(), dir));
+    let app_pin = Arc::new(super::setup::approval_pin(store.clone(), dir));
     let mut desk = OrderDesk::new(
         store,
         policy,

@@ -133,6 +133,21 @@ impl UnavailableStore {
     }
 }
 
+/// The approval PIN of the store in `dir`: in the vault, asked for every approval and lifted
+/// halt even before one is set (any local program can reach the vault, so a vault without a
+/// PIN would let any of them approve).
+pub fn approval_pin(
+    store: std::sync::Arc<runtime::trading::store::TradingStore>,
+    dir: &std::path::Path,
+) -> runtime::trading::approval_pin::ApprovalPin {
+    let pin = runtime::trading::approval_pin::ApprovalPin::new(store, dir);
+    if runtime::paths::inside_vault() {
+        pin.always_asked()
+    } else {
+        pin
+    }
+}
+
 /// Who this command acts for when the vault runs it: the OS's word on the connection's peer
 /// (`uid 1000 pid 4242`), for the journal; `None` outside the vault.
 pub fn vault_peer() -> Option<String> {

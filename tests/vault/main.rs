@@ -9,6 +9,7 @@ mod common;
 
 mod accounts;
 mod attacks;
+mod channels;
 mod fixture;
 mod http;
 mod install;

@@ -391,3 +391,40 @@ fn the_vault_runs_only_as_the_owner_of_its_state() {
     assert!(!other.status.success(), "{}", text(&other));
     assert!(text(&other).contains("owner"), "{}", text(&other));
 }
+
+#[tokio::test]
+async fn a_vault_without_a_pin_approves_nothing_and_lifts_no_halt() {
+    if !can_run("a_vault_without_a_pin_approves_nothing_and_lifts_no_halt") {
+        return;
+    }
+    let v = Vault::start("np", REQUIRED);
+    let client = v.person_mcp(&["--allow-trading"]).await;
+    let key = account_key(&client).await;
+    let id = preview(&client, &key, "AAPL").await;
+    let nothing = v.person(&["approve", &id, "--yes"], "");
+    assert!(!nothing.status.success(), "{}", text(&nothing));
+    for input in ["\n", "anything at all\n"] {
+        let out = v.person(&["approve", &id, "--yes"], input);
+        assert!(!out.status.success(), "{}", text(&out));
+        assert!(
+            text(&out).contains("no approval PIN is set"),
+            "{}",
+            text(&out)
+        );
+    }
+    let (refused, answer) = place(&client, &key, &id).await;
+    assert!(refused, "{answer}");
+    let halted = v.person(&["halt"], "");
+    assert!(halted.status.success(), "{}", text(&halted));
+    let resumed = v.person(&["resume"], "anything\n");
+    assert!(!resumed.status.success(), "{}", text(&resumed));
+    // Once the person sets one, it is the one asked.
+    set_pin(&v);
+    let approved = v.person(&["approve", &id, "--yes"], &format!("{PIN}\n"));
+    assert!(approved.status.success(), "{}", text(&approved));
+    let resumed = v.person(&["resume"], &format!("{PIN}\n"));
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    let (err, placed) = place(&client, &key, &id).await;
+    assert!(!err, "{placed}");
+    let _ = client.cancel().await;
+}

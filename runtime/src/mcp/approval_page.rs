@@ -393,6 +393,7 @@ async fn decide(
                 PinRefusal::Locked { .. } => "PIN locked",
                 PinRefusal::ClockBehind { .. } => "Clock behind",
                 PinRefusal::Unusable(_) => "PIN unusable",
+                PinRefusal::NotSet => "No PIN set",
             };
             return page(
                 StatusCode::FORBIDDEN,

@@ -73,6 +73,11 @@ pub enum PinRefusal {
         "the approval PIN cannot be checked ({0}); nothing is approved until it can. See `etrade doctor`"
     )]
     Unusable(String),
+    /// A PIN is always asked ([`ApprovalPin::always_asked`]) and none was set yet.
+    #[error(
+        "no approval PIN is set yet, and the trading vault approves nothing and lifts no halt without one: set it with `etrade approve --set-pin`"
+    )]
+    NotSet,
 }
 
 fn wrong_words(failures: u32, locked_until: Option<Timestamp>) -> String {
@@ -144,6 +149,9 @@ impl PinSet {
 pub struct ApprovalPin {
     store: Arc<TradingStore>,
     legacy_file: PathBuf,
+    /// Asked even before one is set (and then nothing passes): the vault's rule, where
+    /// anyone who can run `etrade approve` could otherwise approve.
+    always_asked: bool,
 }
 
 impl ApprovalPin {
@@ -151,12 +159,25 @@ impl ApprovalPin {
         ApprovalPin {
             store,
             legacy_file: state_dir.join(LEGACY_FILE_NAME),
+            always_asked: false,
         }
+    }
+
+    /// A PIN is asked for every approval and every lifted halt even before one was set;
+    /// until it is, every check refuses ([`PinRefusal::NotSet`]).
+    pub fn always_asked(mut self) -> ApprovalPin {
+        self.always_asked = true;
+        self
     }
 
     /// Whether a PIN must be given. A PIN that cannot be read counts as set: the check
     /// then refuses, never passes.
     pub fn is_set(&self) -> bool {
+        self.always_asked || self.is_stored()
+    }
+
+    /// Whether a PIN (readable or not) is stored: what changing it must give first.
+    pub fn is_stored(&self) -> bool {
         !matches!(self.posture(), PinPosture::NotSet)
     }
 
@@ -198,6 +219,7 @@ impl ApprovalPin {
             .begin_pin_attempt(purpose, now, lockout_after)
             .map_err(|e| unusable(&e))?;
         let hash = match gate {
+            PinGate::NotSet if self.always_asked => return Err(PinRefusal::NotSet),
             PinGate::NotSet => return Ok(()),
             PinGate::Locked { until, failures } => {
                 tracing::warn!(
