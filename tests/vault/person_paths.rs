@@ -149,3 +149,28 @@ pub fn uid_of(account: &str) -> String {
         .expect("id runs");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+#[test]
+fn doctor_reports_the_vault_and_tier_c() {
+    if !can_run("doctor_reports_the_vault_and_tier_c") {
+        return;
+    }
+    let v = Vault::start("dr", REQUIRED);
+    let before = v.person(&["doctor", "--offline"], "");
+    let shown = text(&before);
+    assert!(shown.contains("ok vault: the trading vault at"), "{shown}");
+    assert!(
+        shown.contains("warn tier (c): held once the PIN is set"),
+        "{shown}"
+    );
+    set_pin(&v);
+    let after = v.person(&["doctor", "--offline"], "");
+    let shown = text(&after);
+    assert!(after.status.success(), "{shown}");
+    assert!(shown.contains("ok   tier (c): held"), "{shown}");
+    // Without the vault, the person's own doctor says there is none.
+    let mut own = v.person_command(&v.etrade, &["doctor", "--offline"]);
+    own.env_remove("ETRADE_MCP_VAULT");
+    let own = crate::fixture::run_with_input(own, "");
+    assert!(text(&own).contains("info vault: none"), "{}", text(&own));
+}

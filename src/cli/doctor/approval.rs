@@ -45,7 +45,16 @@ pub(super) fn check_approval(
     };
     check_http(r, transport, required);
     let now = jiff::Timestamp::now();
-    match pin_posture(data_dir) {
+    let posture = pin_posture(data_dir);
+    let no_pin = matches!(posture, Ok(PinPosture::NotSet));
+    match posture {
+        Ok(PinPosture::NotSet) if required && runtime::paths::inside_vault() => r.warn(
+            "approval",
+            &format!(
+                "{mode}; no approval PIN yet: the vault approves nothing and lifts no halt until one is set, and whoever sets it first owns it."
+            ),
+            "etrade approve --set-pin, now, before any agent runs",
+        ),
         Ok(PinPosture::NotSet) if required => r.warn(
             "approval",
             &format!(
@@ -91,7 +100,13 @@ pub(super) fn check_approval(
             "run etrade doctor again in a moment",
         ),
     }
-    if required && runtime::paths::inside_vault() {
+    if required && runtime::paths::inside_vault() && no_pin {
+        r.warn(
+            "tier (c)",
+            "held once the PIN is set: this is the trading vault, under its own OS account, but until a PIN is set a program with a shell as you could set one first.",
+            "etrade approve --set-pin",
+        );
+    } else if required && runtime::paths::inside_vault() {
         r.ok(
             "tier (c)",
             "held: this is the trading vault, under its own OS account. A program with a shell running as you cannot read, move or replace its store, its PIN hash, its halt or its login, and it checks every PIN on its own clock.",
