@@ -29,9 +29,12 @@ impl Account {
                 .arg(name)
                 .output()
                 .expect("useradd runs");
-            let locked = String::from_utf8_lossy(&tried.stderr).contains("lock");
+            let said = String::from_utf8_lossy(&tried.stderr).into_owned();
             out = Some(tried);
-            if !locked {
+            if said.contains("already exists") {
+                // Left by a run that was killed, or a userdel that lost the lock race.
+                let _ = Command::new("userdel").arg(name).output();
+            } else if !said.contains("lock") {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(50));

@@ -157,6 +157,14 @@ impl Drop for Vault {
             let _ = child.kill();
             let _ = child.wait();
         }
+        // What the vault started for its clients, and what the person left running: an
+        // account with a process cannot be deleted.
+        for account in [&self.vault_account.name, &self.person.name] {
+            let _ = Command::new("pkill")
+                .args(["-KILL", "-u", account])
+                .status();
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

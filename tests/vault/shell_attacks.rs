@@ -428,3 +428,66 @@ async fn a_vault_without_a_pin_approves_nothing_and_lifts_no_halt() {
     assert!(!err, "{placed}");
     let _ = client.cancel().await;
 }
+
+#[test]
+fn the_vault_runs_no_command_line_that_points_it_elsewhere() {
+    if !can_run("the_vault_runs_no_command_line_that_points_it_elsewhere") {
+        return;
+    }
+    let v = Vault::start("ad", REQUIRED);
+    // Through the person's own etrade: each refused, naming why, before anything runs.
+    for args in [
+        &["serve", "--environment", "production"][..],
+        &["serve", "--listen", "0.0.0.0:9"],
+        &["serve", "--credential-store", "file"],
+        &["doctor", "--http-token-file", "/etc/shadow"],
+        &["auth", "login", "--credential-store", "file"],
+        &["paper", "status", "--profile", "not-in-vault-toml"],
+    ] {
+        let out = v.person(args, "");
+        assert!(!out.status.success(), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("vault"),
+            "{args:?} says the vault refused it: {}",
+            text(&out)
+        );
+    }
+    // Raw on the socket, as any program could: a command the person's etrade never sends.
+    for hello in [
+        r#"{"argv":["vault","run","--state","/tmp"]}"#,
+        r#"{"argv":["vault","uninstall","--purge"]}"#,
+        r#"{"argv":["tools"]}"#,
+        r#"{"argv":["serve"],"as":"root"}"#,
+        r#"{"argv":["serve","--","--transport","http"]}"#,
+        "not json",
+    ] {
+        let (code, said) = raw_exchange(&v.socket, hello);
+        assert_eq!(code, Some(2), "{hello}: {said}");
+        assert!(said.contains("etrade vault:"), "{hello}: {said}");
+    }
+    assert!(v.state.join("vault.toml").exists());
+}
+
+/// Sends one hello line and reads the frames back: the exit code and the text.
+fn raw_exchange(socket: &Path, hello: &str) -> (Option<i32>, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).expect("connect");
+    stream
+        .write_all(format!("{hello}\n").as_bytes())
+        .expect("hello");
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let mut all = Vec::new();
+    let _ = stream.read_to_end(&mut all);
+    let (mut code, mut said, mut at) = (None, String::new(), 0);
+    while at + 5 <= all.len() {
+        let kind = all[at];
+        let len = u32::from_be_bytes([all[at + 1], all[at + 2], all[at + 3], all[at + 4]]) as usize;
+        let body = &all[at + 5..(at + 5 + len).min(all.len())];
+        match kind {
+            3 if len == 4 => code = Some(i32::from_be_bytes([body[0], body[1], body[2], body[3]])),
+            _ => said.push_str(&String::from_utf8_lossy(body)),
+        }
+        at += 5 + len;
+    }
+    (code, said)
+}
