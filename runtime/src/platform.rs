@@ -413,7 +413,9 @@ pub mod windows_service;
 /// The OS-provided credential stores, each compiled only where it exists. Every
 /// constructor exists on every platform and answers `NotSupportedByStore` where the store
 /// does not, so callers need no `cfg` of their own.
+pub mod identity;
 pub mod local_socket;
+pub mod owned_files;
 
 pub mod native_stores {
     use keyring_core::{CredentialStore, Error};

@@ -5,7 +5,7 @@
 pub mod admission;
 pub mod defaults;
 pub mod http_relay;
-pub mod identity;
+pub use crate::platform::identity;
 pub mod install;
 pub mod supervisor;
 pub mod wire;

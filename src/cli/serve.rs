@@ -304,10 +304,7 @@ fn serve_until_shutdown(
     http: Option<BoundHttp>,
     background: Background,
 ) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = crate::cli::serve::async_runtime()?;
     rt.block_on(async move {
         let shutdown = CancellationToken::new();
         // Installed before anything is announced, so a signal right after start is handled.
@@ -390,7 +387,15 @@ async fn keep_alive(session: Arc<EtradeSession>, shutdown: CancellationToken) {
 
 /// Register the termination signals now (registration is what makes them catchable) and
 /// cancel `shutdown` when one arrives.
-fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
+/// The multi-threaded runtime the servers and relays run on.
+pub(crate) fn async_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+pub(crate) fn install_signal_handlers(shutdown: CancellationToken) -> anyhow::Result<()> {
     let mut signals = runtime::platform::TerminationSignals::register()
         .context("cannot handle termination signals")?;
     tokio::spawn(async move {

@@ -248,6 +248,33 @@ impl HttpServer {
     }
 }
 
+/// A server's standard error, read until its `listening on` line (30 s at most): the URL,
+/// the lines after it, and the text read so far.
+pub async fn listening_url(
+    stderr: tokio::process::ChildStderr,
+) -> (
+    Option<String>,
+    tokio::io::Lines<BufReader<tokio::process::ChildStderr>>,
+    String,
+) {
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = String::new();
+    let found = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            seen.push_str(&line);
+            seen.push('\n');
+            if let Some(url) = line.strip_prefix("etrade-mcp: listening on ") {
+                return Some(url.trim().to_string());
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten();
+    (found, lines, seen)
+}
+
 pub async fn http_server(extra: &[&str]) -> HttpServer {
     try_http_server(extra).await.expect("server started")
 }
@@ -281,21 +308,7 @@ pub async fn try_http_server_in(
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn etrade serve");
     let stderr = child.stderr.take().expect("stderr piped");
-    let mut lines = BufReader::new(stderr).lines();
-    let mut seen = String::new();
-    let found = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            seen.push_str(&line);
-            seen.push('\n');
-            if let Some(url) = line.strip_prefix("etrade-mcp: listening on ") {
-                return Some(url.trim().to_string());
-            }
-        }
-        None
-    })
-    .await
-    .ok()
-    .flatten();
+    let (found, mut lines, seen) = listening_url(stderr).await;
     match found {
         Some(url) => {
             // Keep draining stderr (kept for the canary scan) so the server never blocks on

@@ -6,7 +6,6 @@ use crate::fixture::{PIN, REQUIRED, Vault, can_run, text};
 use crate::person_paths::{account_key, call, place, preview, set_pin, uid_of};
 use serde_json::json;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// Starts the person's `etrade serve --transport http EXTRA` and returns it with its URL.
 async fn person_http(
@@ -24,21 +23,8 @@ async fn person_http(
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
     let mut child = cmd.spawn().expect("serve runs");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let mut seen = String::new();
-    let url = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            seen.push_str(&line);
-            seen.push('\n');
-            if let Some(url) = line.strip_prefix("etrade-mcp: listening on ") {
-                return Some(url.trim().to_string());
-            }
-        }
-        None
-    })
-    .await
-    .ok()
-    .flatten();
+    let (url, mut lines, seen) =
+        crate::common::listening_url(child.stderr.take().expect("stderr")).await;
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (
         child,
@@ -92,15 +78,8 @@ async fn the_person_trades_over_http_through_the_vault() {
         1,
         "the vault's server listens on one port: {ports:?}"
     );
-    let direct = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{}/mcp", ports[0]))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
-        .send()
-        .await
-        .expect("the port answers");
-    assert_eq!(direct.status(), reqwest::StatusCode::UNAUTHORIZED);
+    let direct = tools_list(&format!("http://127.0.0.1:{}/mcp", ports[0]), &[]).await;
+    assert_eq!(direct, reqwest::StatusCode::UNAUTHORIZED);
 
     let _ = client.cancel().await;
     let _ = server.start_kill();
@@ -130,30 +109,35 @@ async fn the_person_s_http_token_guards_the_relay() {
         &[("ETRADE_MCP_HTTP_TOKEN", token)],
     )
     .await;
-    let without = reqwest::Client::new()
-        .post(&url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
-        .send()
-        .await
-        .expect("answers");
-    assert_eq!(without.status(), reqwest::StatusCode::UNAUTHORIZED);
-    let evil_origin = reqwest::Client::new()
-        .post(&url)
-        .bearer_auth(token)
-        .header("origin", "http://evil.example")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
-        .send()
-        .await
-        .expect("answers");
+    let without = tools_list(&url, &[]).await;
+    assert_eq!(without, reqwest::StatusCode::UNAUTHORIZED);
+    let bearer = format!("Bearer {token}");
+    let evil_origin = tools_list(
+        &url,
+        &[
+            ("authorization", &bearer),
+            ("origin", "http://evil.example"),
+        ],
+    )
+    .await;
     assert_eq!(
-        evil_origin.status(),
+        evil_origin,
         reqwest::StatusCode::FORBIDDEN,
         "the vault's server checks the Origin the relay passes on"
     );
     let _ = server.start_kill();
     let _ = server.wait().await;
+}
+
+/// The status of a `tools/list` POST to `url` with `headers`.
+async fn tools_list(url: &str, headers: &[(&str, &str)]) -> reqwest::StatusCode {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.expect("the port answers").status()
 }

@@ -231,14 +231,7 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
     if let Some(token) = &guard.token
         && !bearer_matches(request.headers(), token)
     {
-        let mut r = (
-            StatusCode::UNAUTHORIZED,
-            "Unauthorized: a valid bearer token is required",
-        )
-            .into_response();
-        r.headers_mut()
-            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        return r;
+        return unauthorized();
     }
     // Read the body here, under a deadline and the size limit, so rmcp gets it whole. An
     // MCP message is one JSON-RPC body of at most `max_body_bytes`, so nothing streams.
@@ -551,6 +544,18 @@ pub fn origin_allowed(origin: &HeaderValue) -> bool {
 fn is_port(tail: &str) -> bool {
     tail.strip_prefix(':')
         .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// 401 with the challenge RFC 6750 asks for.
+pub(crate) fn unauthorized() -> Response {
+    let mut r = (
+        StatusCode::UNAUTHORIZED,
+        "Unauthorized: a valid bearer token is required",
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    r
 }
 
 pub(crate) fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {

@@ -8,7 +8,7 @@
 //! only this relay was told. Whoever reaches the vault's port without it gets 401; whoever
 //! reaches it with it is one more client of the vault, which any local program is anyway.
 
-use crate::mcp::http::{bearer_matches, serve_connections};
+use crate::mcp::http::{bearer_matches, serve_connections, unauthorized};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, StatusCode, header};
@@ -69,16 +69,7 @@ async fn forward(State(relay): State<Arc<Relay>>, request: Request) -> Response 
     if let Some(token) = &relay.token
         && !bearer_matches(request.headers(), token)
     {
-        let mut r = (
-            StatusCode::UNAUTHORIZED,
-            "Unauthorized: a valid bearer token is required",
-        )
-            .into_response();
-        r.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            header::HeaderValue::from_static("Bearer"),
-        );
-        return r;
+        return unauthorized();
     }
     let (parts, body) = request.into_parts();
     let path = parts

@@ -216,19 +216,10 @@ pub fn relay_http(
         env: forwarded_env(),
         narrow: person_trading_tables(),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = crate::cli::serve::async_runtime()?;
     let code = rt.block_on(async move {
         let shutdown = tokio_util::sync::CancellationToken::new();
-        let mut signals = runtime::platform::TerminationSignals::register()
-            .context("cannot handle termination signals")?;
-        let stop = shutdown.clone();
-        tokio::spawn(async move {
-            signals.recv().await;
-            stop.cancel();
-        });
+        crate::cli::serve::install_signal_handlers(shutdown.clone())?;
         let stream = connect(socket).await?;
         let (read, mut write) = tokio::io::split(stream);
         write.write_all(&hello.encode()).await?;

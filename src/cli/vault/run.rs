@@ -41,20 +41,11 @@ fn serve(
     socket: std::path::PathBuf,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = crate::cli::serve::async_runtime()?;
     rt.block_on(async move {
         let listener = LocalListener::bind(&socket)
             .with_context(|| format!("cannot listen at {}", socket.display()))?;
-        let mut signals = runtime::platform::TerminationSignals::register()
-            .context("cannot handle termination signals")?;
-        let stop = shutdown.clone();
-        tokio::spawn(async move {
-            signals.recv().await;
-            stop.cancel();
-        });
+        crate::cli::serve::install_signal_handlers(shutdown.clone())?;
         crate::cli::output::noteln!(
             "etrade vault: serving {} from {}",
             socket.display(),

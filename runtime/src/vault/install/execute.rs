@@ -6,6 +6,7 @@
 //! install. Files and folders are therefore opened without following a final symlink,
 //! checked, and changed through the open handle (`fchown`, `fchmod`).
 
+use crate::platform::owned_files;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -192,15 +193,7 @@ fn create_dir(path: &Path, mode: Option<u32>, owner: Option<&str>) -> Result<(),
             .map_err(io_err("cannot create the parent folders", path))?;
     }
     // Private until the final mode and owner are set.
-    #[cfg(unix)]
-    let builder = {
-        use std::os::unix::fs::DirBuilderExt;
-        let mut builder = std::fs::DirBuilder::new();
-        builder.mode(0o700);
-        builder
-    };
-    #[cfg(not(unix))]
-    let builder = std::fs::DirBuilder::new();
+    let builder = owned_files::private_dir_builder();
     match builder.create(path) {
         Ok(()) => {}
         Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
@@ -263,13 +256,8 @@ fn open_no_follow(path: &Path, write: bool, create: bool) -> io::Result<File> {
     } else {
         options.read(true);
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Private until the final mode is set.
-        options.mode(0o600);
-        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
-    }
+    // Private until the final mode is set.
+    owned_files::no_follow_private(&mut options);
     options.open(path)
 }
 
@@ -281,17 +269,13 @@ fn check_single_regular_file(file: &File, path: &Path) -> Result<(), ExecError> 
             why: "not a regular file",
         });
     }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        // A hard link would hand another file (say, one of the system's) to the vault's
-        // account with the chown below.
-        if meta.nlink() > 1 {
-            return Err(ExecError::Unsafe {
-                path: path.to_path_buf(),
-                why: "has other hard links",
-            });
-        }
+    // A hard link would hand another file (say, one of the system's) to the vault's
+    // account with the chown below.
+    if owned_files::hard_links(&meta) > 1 {
+        return Err(ExecError::Unsafe {
+            path: path.to_path_buf(),
+            why: "has other hard links",
+        });
     }
     Ok(())
 }
@@ -302,28 +286,18 @@ fn set_owner_and_mode(
     mode: Option<u32>,
     owner: Option<&str>,
 ) -> Result<(), ExecError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if let Some(name) = owner {
-            let (uid, gid) = crate::vault::identity::account_ids(name)
-                .map_err(io_err("cannot look up the owner", path))?
-                .ok_or_else(|| ExecError::NoAccount(name.to_owned()))?;
-            std::os::unix::fs::fchown(handle, Some(uid), Some(gid))
-                .map_err(io_err("cannot change the owner", path))?;
-        }
-        if let Some(mode) = mode {
-            handle
-                .set_permissions(std::fs::Permissions::from_mode(mode))
-                .map_err(io_err("cannot change the mode", path))?;
-        }
-    }
-    #[cfg(not(unix))]
-    {
+    let ids = match owner {
         // Windows: the folder's ACL (set by icacls) is what restricts access.
-        let _ = (handle, path, mode, owner);
-    }
-    Ok(())
+        Some(_) if !cfg!(unix) => None,
+        Some(name) => Some(
+            crate::vault::identity::account_ids(name)
+                .map_err(io_err("cannot look up the owner", path))?
+                .ok_or_else(|| ExecError::NoAccount(name.to_owned()))?,
+        ),
+        None => None,
+    };
+    owned_files::set_owner_and_mode(handle, ids, mode)
+        .map_err(io_err("cannot change the owner or mode", path))
 }
 
 fn remove(path: &Path, folder: bool) -> Result<String, ExecError> {

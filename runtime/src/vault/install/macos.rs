@@ -68,15 +68,7 @@ pub fn install_steps(request: &InstallRequest) -> Vec<Step> {
         // bootstrap refuses a job that is loaded: unload it first, which also makes a
         // second install take the new definition.
         steps.extend([
-            Step::Run {
-                argv: vec![
-                    "launchctl".into(),
-                    "bootout".into(),
-                    format!("system/{label}"),
-                ],
-                fatal: false,
-                when: Condition::IfExists(path.clone()),
-            },
+            bootout(label, &path),
             Step::WriteFile {
                 path: path.clone(),
                 contents,
@@ -99,22 +91,24 @@ pub fn install_steps(request: &InstallRequest) -> Vec<Step> {
     steps
 }
 
+/// Unloads the job `label` when its plist at `path` exists (a job not loaded is no error).
+fn bootout(label: &str, path: &std::path::Path) -> Step {
+    Step::Run {
+        argv: vec![
+            "launchctl".into(),
+            "bootout".into(),
+            format!("system/{label}"),
+        ],
+        fatal: false,
+        when: Condition::IfExists(path.to_path_buf()),
+    }
+}
+
 pub fn uninstall_steps(request: &UninstallRequest) -> Vec<Step> {
     let mut steps = Vec::new();
     for label in [LABEL, RUNDIR_LABEL] {
         let path = plist_path(label);
-        steps.extend([
-            Step::Run {
-                argv: vec![
-                    "launchctl".into(),
-                    "bootout".into(),
-                    format!("system/{label}"),
-                ],
-                fatal: false,
-                when: Condition::IfExists(path.clone()),
-            },
-            Step::RemoveFile { path },
-        ]);
+        steps.extend([bootout(label, &path), Step::RemoveFile { path }]);
     }
     if let Some(dir) = super::socket_dir(Os::MacOs, &request.socket) {
         steps.push(Step::RemoveDir { path: dir });

@@ -378,16 +378,12 @@ fn the_next_step_without_a_service_is_running_the_vault_as_its_account() {
 
 #[cfg(unix)]
 mod executor {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
+    use crate::platform::owned_files::symlink;
 
     fn mode(path: &Path) -> u32 {
-        std::fs::symlink_metadata(path)
-            .expect("metadata")
-            .permissions()
-            .mode()
-            & 0o7777
+        crate::platform::owned_files::mode(&std::fs::symlink_metadata(path).expect("metadata"))
+            .expect("a mode")
     }
 
     fn run(steps: Vec<Step>) -> Result<String, ExecError> {
@@ -445,7 +441,7 @@ mod executor {
             keep_existing: true,
         };
         let link = tmp.path().join("symlink.toml");
-        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        symlink(&target, &link).expect("symlink");
         assert!(run(vec![write(link)]).is_err());
         let hard = tmp.path().join("hard.toml");
         std::fs::hard_link(&target, &hard).expect("hard link");
@@ -454,7 +450,7 @@ mod executor {
             Err(ExecError::Unsafe { .. })
         ));
         let folder = tmp.path().join("folder-link");
-        std::os::unix::fs::symlink(tmp.path(), &folder).expect("symlink");
+        symlink(tmp.path(), &folder).expect("symlink");
         let dir = Step::CreateDir {
             path: folder,
             mode: Some(0o700),
