@@ -218,3 +218,19 @@ fn install(etrade: &Path, account: &str, state: &Path, socket: &Path) {
         text(&installed)
     );
 }
+
+/// Asserts that the attack `what` failed, and prints what it met (the replay in the issue's
+/// note is `cargo nextest run --test vault --no-capture`).
+pub fn refused(what: &str, out: &Output) {
+    assert!(!out.status.success(), "{what} succeeded: {}", text(out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    let last = said
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("(nothing on stderr)");
+    eprintln!(
+        "ATTACK {what}\n  -> refused (exit {:?}): {last}",
+        out.status.code()
+    );
+}

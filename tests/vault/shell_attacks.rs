@@ -1,7 +1,9 @@
 //! The attacks of an agent with a shell as the person, each run as the person against a vault
 //! under its own account, and each shown to fail.
 
-use crate::fixture::{PIN, REQUIRED, Vault, as_account, can_run, chown, run_with_input, text};
+use crate::fixture::{
+    PIN, REQUIRED, Vault, as_account, can_run, chown, refused, run_with_input, text,
+};
 use crate::person_paths::{account_key, call, place, preview, set_pin};
 use serde_json::json;
 use std::path::Path;
@@ -25,18 +27,18 @@ async fn approving_needs_the_right_pin() {
     let id = preview(&client, &key, "AAPL").await;
 
     let without = v.person(&["approve", &id, "--yes"], "");
-    assert!(!without.status.success(), "{}", text(&without));
+    refused("approve with no PIN on standard input", &without);
     let empty = v.person(&["approve", &id, "--yes"], "\n");
-    assert!(!empty.status.success(), "an empty PIN: {}", text(&empty));
+    refused("approve with an empty PIN", &empty);
     let wrong = v.person(&["approve", &id, "--yes"], "not the pin at all\n");
-    assert!(!wrong.status.success(), "{}", text(&wrong));
+    refused("approve with a wrong PIN", &wrong);
     assert!(
         text(&wrong).contains("nothing was approved"),
         "{}",
         text(&wrong)
     );
-    let (refused, answer) = place(&client, &key, &id).await;
-    assert!(refused, "not placed: {answer}");
+    let (was_refused, answer) = place(&client, &key, &id).await;
+    assert!(was_refused, "not placed: {answer}");
     let _ = client.cancel().await;
 }
 
@@ -88,12 +90,8 @@ async fn the_person_cannot_read_delete_rename_or_overwrite_any_vault_file() {
             ("link away", "ln \"$0\" /tmp/etv-stolen-link"),
         ] {
             let out = sh_as_person(&v, script, file);
-            assert!(
-                !out.status.success(),
-                "the person could {what} {}: {}",
-                file.display(),
-                text(&out)
-            );
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            refused(&format!("{what} {}", name.unwrap_or_default()), &out);
         }
         // A live redb file may change under the vault itself; a config or halt may not.
         if !file.to_string_lossy().ends_with(".redb") {
@@ -107,15 +105,11 @@ async fn the_person_cannot_read_delete_rename_or_overwrite_any_vault_file() {
         ("remove the socket in", "rm -f \"$0/../run/vault.sock\""),
     ] {
         let out = sh_as_person(&v, script, &v.state);
-        assert!(
-            !out.status.success(),
-            "the person could {what} the state folder: {}",
-            text(&out)
-        );
+        refused(&format!("{what} the state folder"), &out);
     }
     assert!(v.socket.exists(), "the socket is still there");
     let still = v.person(&["resume"], "");
-    assert!(!still.status.success(), "{}", text(&still));
+    refused("resume after trying to touch the halt file", &still);
 }
 
 #[tokio::test]
@@ -195,7 +189,7 @@ async fn ten_wrong_pins_lock_even_for_a_person_whose_clock_runs_days_ahead() {
     let id = preview(&client, &key, "AAPL").await;
     for n in 0..10 {
         let wrong = v.person(&["approve", &id, "--yes"], &format!("wrong guess {n}\n"));
-        assert!(!wrong.status.success(), "{}", text(&wrong));
+        refused(&format!("approve with wrong guess {n}"), &wrong);
     }
     // The control: faketime does move the person's clock three days on.
     let shifted = run_with_input(
@@ -224,14 +218,13 @@ async fn ten_wrong_pins_lock_even_for_a_person_whose_clock_runs_days_ahead() {
     );
     cmd.env("ETRADE_MCP_VAULT", &v.socket);
     let right = run_with_input(cmd, &format!("{PIN}\n"));
-    assert!(
-        !right.status.success(),
-        "the right PIN is refused while the vault's lockout runs, whatever the person's clock says: {}",
-        text(&right)
+    refused(
+        "the right PIN after 10 wrong ones, from a process three days ahead (faketime +3d)",
+        &right,
     );
     assert!(text(&right).contains("locked"), "{}", text(&right));
-    let (refused, answer) = place(&client, &key, &id).await;
-    assert!(refused, "{answer}");
+    let (was_refused, answer) = place(&client, &key, &id).await;
+    assert!(was_refused, "{answer}");
     let _ = client.cancel().await;
 }
 
@@ -250,7 +243,7 @@ async fn a_halt_stays_until_the_right_pin() {
         ("a wrong PIN", "nope nope nope\n"),
     ] {
         let out = v.person(&["resume"], input);
-        assert!(!out.status.success(), "resume with {what}: {}", text(&out));
+        refused(&format!("resume with {what}"), &out);
         let all = v.person(&["resume", "--all"], input);
         assert!(
             !all.status.success(),
@@ -308,6 +301,10 @@ async fn the_person_s_own_etrade_without_the_vault_reaches_neither_its_book_nor_
             let mut cmd = v.person_command(&v.etrade, args);
             cmd.env_remove("ETRADE_MCP_VAULT").envs(env.iter().copied());
             let out = run_with_input(cmd, &format!("{PIN}\n"));
+            refused(
+                &format!("own etrade {} with {env:?}, no vault", args.join(" ")),
+                &out,
+            );
             assert!(
                 !out.status.success() && !text(&out).contains("CANARY-vault-login"),
                 "{args:?} with {env:?} reached the vault's state: {}",
@@ -365,9 +362,9 @@ async fn the_person_s_config_narrows_but_cannot_turn_approval_off() {
         .as_str()
         .expect("preview_id")
         .to_string();
-    let (refused, answer) = place(&client, &key, &id).await;
+    let (was_refused, answer) = place(&client, &key, &id).await;
     assert!(
-        refused,
+        was_refused,
         "the person's config.toml does not turn approval off: {answer}"
     );
     let _ = client.cancel().await;
@@ -388,7 +385,7 @@ fn the_vault_runs_only_as_the_owner_of_its_state() {
         .arg(v.person_home.join("mine.sock"))
         .output()
         .expect("runs");
-    assert!(!other.status.success(), "{}", text(&other));
+    refused("vault run as the person, against the vault's state", &other);
     assert!(text(&other).contains("owner"), "{}", text(&other));
 }
 
@@ -402,22 +399,25 @@ async fn a_vault_without_a_pin_approves_nothing_and_lifts_no_halt() {
     let key = account_key(&client).await;
     let id = preview(&client, &key, "AAPL").await;
     let nothing = v.person(&["approve", &id, "--yes"], "");
-    assert!(!nothing.status.success(), "{}", text(&nothing));
+    refused("approve in a vault with no PIN set, no PIN given", &nothing);
     for input in ["\n", "anything at all\n"] {
         let out = v.person(&["approve", &id, "--yes"], input);
-        assert!(!out.status.success(), "{}", text(&out));
+        refused(
+            &format!("approve in a vault with no PIN set, given {input:?}"),
+            &out,
+        );
         assert!(
             text(&out).contains("no approval PIN is set"),
             "{}",
             text(&out)
         );
     }
-    let (refused, answer) = place(&client, &key, &id).await;
-    assert!(refused, "{answer}");
+    let (was_refused, answer) = place(&client, &key, &id).await;
+    assert!(was_refused, "{answer}");
     let halted = v.person(&["halt"], "");
     assert!(halted.status.success(), "{}", text(&halted));
     let resumed = v.person(&["resume"], "anything\n");
-    assert!(!resumed.status.success(), "{}", text(&resumed));
+    refused("resume in a vault with no PIN set", &resumed);
     // Once the person sets one, it is the one asked.
     set_pin(&v);
     let approved = v.person(&["approve", &id, "--yes"], &format!("{PIN}\n"));
@@ -445,7 +445,7 @@ fn the_vault_runs_no_command_line_that_points_it_elsewhere() {
         &["paper", "status", "--profile", "not-in-vault-toml"],
     ] {
         let out = v.person(args, "");
-        assert!(!out.status.success(), "{args:?}: {}", text(&out));
+        refused(&format!("etrade {}", args.join(" ")), &out);
         assert!(
             text(&out).contains("vault"),
             "{args:?} says the vault refused it: {}",

@@ -79,6 +79,20 @@ pub fn set_owner_and_mode(
     Ok(())
 }
 
+/// Sets `path`'s permission bits (nothing where there are none).
+pub fn set_mode(path: &std::path::Path, mode: u32) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, mode);
+        Ok(())
+    }
+}
+
 /// A symbolic link at `link` to `target` (tests of the refusals above).
 pub fn symlink(target: &std::path::Path, link: &std::path::Path) -> io::Result<()> {
     #[cfg(unix)]

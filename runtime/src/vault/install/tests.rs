@@ -418,8 +418,8 @@ mod executor {
         assert_eq!(mode(&state), 0o700);
         assert_eq!(mode(&file), 0o600);
         std::fs::write(&file, "edited\n").expect("edit");
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
-        std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        crate::platform::owned_files::set_mode(&file, 0o644).expect("chmod");
+        crate::platform::owned_files::set_mode(&state, 0o755).expect("chmod");
         let report = run(steps()).expect("second run");
         assert!(report.contains("kept"), "{report}");
         assert_eq!(std::fs::read_to_string(&file).expect("read"), "edited\n");
@@ -432,7 +432,7 @@ mod executor {
         let tmp = tempfile::tempdir().expect("tempdir");
         let target = tmp.path().join("system-file");
         std::fs::write(&target, "system\n").expect("write");
-        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        crate::platform::owned_files::set_mode(&target, 0o644).expect("chmod");
         let write = |path: PathBuf| Step::WriteFile {
             path,
             contents: "x".into(),
