@@ -102,7 +102,7 @@ async fn the_person_cannot_read_delete_rename_or_overwrite_any_vault_file() {
     for (what, script) in [
         ("list", "ls \"$0\""),
         ("create a file in", "touch \"$0/halt-none.json\""),
-        ("remove the socket in", "rm -f \"$0/../run/vault.sock\""),
+        ("remove the socket beside", "rm -f \"$0/../run/vault.sock\""),
     ] {
         let out = sh_as_person(&v, script, &v.state);
         refused(&format!("{what} the state folder"), &out);

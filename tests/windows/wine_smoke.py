@@ -125,6 +125,74 @@ def both(p: subprocess.CompletedProcess) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# The trading vault: `etrade vault run` on a named pipe, the person's commands through it
+# ---------------------------------------------------------------------------------------
+
+
+def vault_checks(wine: Wine) -> None:
+    state = wine.prefix / "drive_c" / "vault-state"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "vault.toml").write_text(
+        '[profiles.default]\nenvironment = "paper"\ncredential_store = "file"\n\n'
+        '[profiles.default.trading]\napproval = "required"\n'
+    )
+    pipe = "\\\\.\\pipe\\etrade-wine-vault"
+    vault = subprocess.Popen(
+        wine.command("vault", "run", "--state", "C:\\vault-state", "--socket", pipe),
+        env=wine.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = ""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = vault.stderr.readline() if vault.stderr else ""
+            if "serving" in line or not line:
+                break
+        if not check("vault run listens on a named pipe", "serving" in line, line):
+            return
+        person = dict(wine.env, ETRADE_MCP_VAULT=pipe)
+
+        def through(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+            return subprocess.run(
+                wine.command(*args),
+                env=person,
+                input=stdin,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+
+        p = through("paper", "status")
+        shown = {}
+        try:
+            shown = json.loads(p.stdout)
+        except ValueError:
+            pass
+        check(
+            "vault: paper status through the pipe prints the vault's book",
+            p.returncode == 0 and bool(shown.get("accounts")) and (state / "paper-default.redb").exists(),
+            both(p),
+        )
+        p = through("approve", "--set-pin", stdin="correct horse battery\ncorrect horse battery\n")
+        check("vault: set the PIN through the pipe", p.returncode == 0 and "PIN is set" in p.stdout, both(p))
+        p = through("approve", "--list")
+        check("vault: approve --list through the pipe", p.returncode == 0 and "waiting" in p.stdout, both(p))
+        p = through("serve", "--environment", "production")
+        check(
+            "vault: a command line that points the vault elsewhere is refused",
+            p.returncode == 2 and "the vault's profile decides" in p.stderr,
+            both(p),
+        )
+    finally:
+        vault.kill()
+        vault.wait(timeout=30)
+
+
+# ---------------------------------------------------------------------------------------
 # The CLI
 # ---------------------------------------------------------------------------------------
 
@@ -590,6 +658,7 @@ def main() -> int:
         state_after_session(wine)
         http_checks(wine)
         store_checks(wine)
+        vault_checks(wine)
     except Exception as e:  # a crash of the harness is a failure too, with its reason
         check("harness", False, repr(e))
     finally:
