@@ -410,13 +410,34 @@ async fn main() {
         .zip(server_cpu_before)
         .map(|(after, before)| after.saturating_sub(before) / calls as u32);
     let peak_rss = rss_kib(pid, "VmHWM:").unwrap_or(0);
+    // The same page with `detail: "compact"`: what a row costs a model, in bytes and time.
+    let compact_args =
+        serde_json::json!({"account_id_key": key_str, "count": positions, "detail": "compact"});
+    let mut compact = Vec::new();
+    let mut compact_bytes = 0;
+    for call in 0..calls {
+        let t = Instant::now();
+        let answer = client.call("get_portfolio", &compact_args).await;
+        compact.push(t.elapsed());
+        compact_bytes = answer.len();
+        if call == 0 {
+            let r = call_result(&answer);
+            assert_eq!(r["isError"], false, "get_portfolio (compact) failed");
+            let n = r["structuredContent"]["data"]["accountPortfolio"][0]["position"]
+                .as_array()
+                .map(Vec::len)
+                .unwrap_or(0);
+            assert_eq!(n, positions, "the whole page came back, compact");
+        }
+    }
     let _ = child.kill().await;
     let _ = store.delete(&key);
 
-    let (raw_m, e2e_m, fetch_m) = (
+    let (raw_m, e2e_m, fetch_m, compact_m) = (
         summary::median(raw),
         summary::median(e2e),
         summary::median(fetch_only),
+        summary::median(compact),
     );
     println!("| path | median per call ({calls} calls, {positions} positions) |");
     println!("|---|---|");
@@ -429,6 +450,7 @@ async fn main() {
         }
     }
     println!("| get_portfolio over MCP (streamable HTTP), end to end | {e2e_m:?} |");
+    println!("| the same, `detail: \"compact\"` | {compact_m:?} |");
     println!(
         "| JSON parse of the page, in process | {:?} |",
         redaction.plain
@@ -470,6 +492,21 @@ async fn main() {
         Ok(ms) => summary::report(&measure, e2e_m.as_secs_f64() * 1000.0, "ms", baseline, ms),
         Err(_) => summary::report_skipped(&measure, e2e_m.as_secs_f64() * 1000.0, "ms", baseline),
     }
+    let per_row = positions as f64;
+    summary::report(
+        "get_portfolio detail=compact, bytes per position on the wire",
+        compact_bytes as f64 / per_row,
+        "B",
+        "detail=full",
+        answer_bytes as f64 / per_row,
+    );
+    summary::report(
+        "get_portfolio detail=compact, time per position end to end",
+        compact_m.as_secs_f64() * 1e6 / per_row,
+        "us",
+        "detail=full",
+        e2e_m.as_secs_f64() * 1e6 / per_row,
+    );
     summary::report(
         &format!("JSON parse of one {positions}-position page with known-secret redaction"),
         redaction.redacted.as_secs_f64() * 1000.0,
