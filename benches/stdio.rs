@@ -11,6 +11,10 @@
 //! Environment: `BENCH_ITERS` — calls per load (default 2000, 10..=100000);
 //! `BENCH_IN_FLIGHT` — pipelined calls at once (default 32, 1..=256);
 //! `BENCH_ETRADE_BIN` — the `etrade` binary to measure instead of the one Cargo built.
+//!
+//! The vault's hop: as root on Linux, the same calls through `etrade serve` relaying to a
+//! trading vault (`etrade vault run` as a system account made for the run), against
+//! `etrade serve` without one. Elsewhere that row says it was skipped.
 //! The last lines are `REPORT` summary lines for `benches/run-all`.
 
 #[path = "support/report.rs"]
@@ -229,6 +233,22 @@ async fn main() {
     println!("bare rmcp:    median {b_lat:?} a call, {b_tput:.0} calls/s pipelined");
     etrade.stop().await;
     bare.stop().await;
+    let through_vault = match vault::Vault::start(&bin) {
+        Ok(vault) => {
+            let mut relay = Target::start(vault.relay_command());
+            let measured = measure(&mut relay, iters, in_flight).await;
+            relay.stop().await;
+            println!(
+                "through the vault: median {:?} a call, {:.0} calls/s pipelined",
+                measured.0, measured.1
+            );
+            Some(measured)
+        }
+        Err(why) => {
+            println!("through the vault: skipped: {why}");
+            None
+        }
+    };
     summary::report(
         "stdio tools/call, pipelined (server_status)",
         e_tput,
@@ -243,4 +263,139 @@ async fn main() {
         "bare rmcp stdio, same bytes",
         b_lat.as_secs_f64() * 1e6,
     );
+    let without = "etrade serve without a vault";
+    // Skipped (said above, with the reason): run-all then has no row for it.
+    if let Some((v_lat, v_tput)) = through_vault {
+        summary::report(
+            "stdio tools/call through the vault, pipelined",
+            v_tput,
+            "calls/s",
+            without,
+            e_tput,
+        );
+        summary::report(
+            "stdio tools/call through the vault, median latency",
+            v_lat.as_secs_f64() * 1e6,
+            "µs",
+            without,
+            e_lat.as_secs_f64() * 1e6,
+        );
+    }
+}
+
+/// A trading vault for the run: a system account, `vault install --no-service`, `vault run`
+/// as that account (root, Linux only: the vault refuses to run as root).
+mod vault {
+    use std::path::PathBuf;
+    use std::process::Command;
+
+    const ACCOUNT: &str = "etrade-bench-vault";
+
+    pub struct Vault {
+        _root: tempfile::TempDir,
+        etrade: PathBuf,
+        socket: PathBuf,
+        running: std::process::Child,
+    }
+
+    impl Vault {
+        pub fn start(bin: &str) -> Result<Vault, String> {
+            if !cfg!(target_os = "linux") {
+                return Err("the vault's account needs Linux here".into());
+            }
+            let uid = Command::new("id")
+                .arg("-u")
+                .output()
+                .map_err(|e| e.to_string())?;
+            if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+                return Err("making the vault's account needs root".into());
+            }
+            let root = tempfile::tempdir().map_err(|e| e.to_string())?;
+            let open = |path: &std::path::Path| {
+                Command::new("chmod")
+                    .arg("755")
+                    .arg(path)
+                    .status()
+                    .map(|_| ())
+            };
+            open(root.path()).map_err(|e| e.to_string())?;
+            let etrade = root.path().join("etrade");
+            std::fs::copy(bin, &etrade).map_err(|e| e.to_string())?;
+            open(&etrade).map_err(|e| e.to_string())?;
+            let state = root.path().join("state");
+            let socket = root.path().join("run/vault.sock");
+            let _ = Command::new("userdel").arg(ACCOUNT).output();
+            let installed = Command::new(&etrade)
+                .args([
+                    "vault",
+                    "install",
+                    "--account",
+                    ACCOUNT,
+                    "--no-service",
+                    "--state",
+                ])
+                .arg(&state)
+                .arg("--socket")
+                .arg(&socket)
+                .output()
+                .map_err(|e| e.to_string())?;
+            if !installed.status.success() {
+                return Err(String::from_utf8_lossy(&installed.stderr).into_owned());
+            }
+            // Paper, no approval asked: the hop alone, not a person.
+            std::fs::write(
+                state.join("vault.toml"),
+                "[profiles.default]\nenvironment = \"paper\"\ncredential_store = \"file\"\n",
+            )
+            .map_err(|e| e.to_string())?;
+            let running = Command::new("setpriv")
+                .arg(format!("--reuid={ACCOUNT}"))
+                .arg(format!("--regid={ACCOUNT}"))
+                .arg("--clear-groups")
+                .arg(&etrade)
+                .args(["vault", "run", "--state"])
+                .arg(&state)
+                .arg("--socket")
+                .arg(&socket)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            for _ in 0..200 {
+                if socket.exists() {
+                    return Ok(Vault {
+                        _root: root,
+                        etrade,
+                        socket,
+                        running,
+                    });
+                }
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+            Err("the vault did not listen".into())
+        }
+
+        /// `etrade serve` relaying to this vault.
+        pub fn relay_command(&self) -> tokio::process::Command {
+            let mut cmd = tokio::process::Command::new(&self.etrade);
+            cmd.arg("serve")
+                .env("ETRADE_MCP_VAULT", &self.socket)
+                .env_remove("ETRADE_MCP_HOME")
+                .env_remove("ETRADE_MCP_PROFILE");
+            cmd
+        }
+    }
+
+    impl Drop for Vault {
+        fn drop(&mut self) {
+            let _ = self.running.kill();
+            let _ = self.running.wait();
+            let _ = Command::new("pkill")
+                .args(["-KILL", "-u", ACCOUNT])
+                .status();
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let _ = Command::new("userdel").arg(ACCOUNT).output();
+        }
+    }
 }
