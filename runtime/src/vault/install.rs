@@ -119,6 +119,25 @@ pub fn uninstall_plan(os: Os, request: &UninstallRequest) -> Result<InstallPlan,
 }
 
 /// The argv of the vault itself, as the service runs it.
+/// The state folder (owner-only, the account's) and its `vault.toml` (kept when it exists):
+/// the same on every Unix.
+fn state_steps(request: &InstallRequest, name: &str) -> [Step; 2] {
+    [
+        Step::CreateDir {
+            path: request.state.clone(),
+            mode: Some(0o700),
+            owner: Some(name.to_owned()),
+        },
+        Step::WriteFile {
+            path: request.state.join(crate::vault::defaults::CONFIG_FILE),
+            contents: default_vault_toml(),
+            mode: Some(0o600),
+            owner: Some(name.to_owned()),
+            keep_existing: true,
+        },
+    ]
+}
+
 pub fn run_argv(request: &InstallRequest) -> Vec<String> {
     vec![
         request.program.to_string_lossy().into_owned(),

@@ -7,7 +7,7 @@
 //! the vault's own store and clock. The commands already share their files between
 //! processes (see `store_lease`).
 
-use super::admission::{self, Refusal};
+use super::admission;
 use super::wire::{FORWARDED_ENV, Frame, HTTP_TOKEN_MARK, Hello, NARROW_VAR, WireError};
 use crate::platform::local_socket::{LocalListener, LocalStream, PeerIdentity};
 use std::path::PathBuf;
@@ -83,7 +83,7 @@ impl Supervisor {
             Ok(command) => command,
             Err(refusal) => {
                 tracing::info!(peer = %peer, argv = ?hello.argv, %refusal, "vault: refused");
-                refuse(&mut write, &refusal_text(&refusal)).await;
+                refuse(&mut write, &refusal.to_string()).await;
                 return;
             }
         };
@@ -245,17 +245,10 @@ async fn pump<R: AsyncRead + Unpin>(
     }
 }
 
-fn refusal_text(refusal: &Refusal) -> String {
-    format!("etrade vault: {refusal}\n")
-}
-
 async fn refuse<W: AsyncWrite + Unpin>(write: &mut W, text: &str) {
-    let text = if text.ends_with('\n') {
-        text.to_string()
-    } else {
-        format!("etrade vault: {text}\n")
-    };
-    let _ = Frame::Stderr(text.into_bytes()).write(write).await;
+    let _ = Frame::Stderr(format!("etrade vault: {text}\n").into_bytes())
+        .write(write)
+        .await;
     let _ = Frame::Exit(REFUSED_EXIT).write(write).await;
     let _ = write.shutdown().await;
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::plan::{Condition, Step, argv};
 use super::{InstallRequest, UninstallRequest, run_argv};
 use crate::platform::Os;
-use crate::vault::defaults::{CONFIG_FILE, SERVICE_NAME};
+use crate::vault::defaults::SERVICE_NAME;
 
 pub const UNIT_NAME: &str = "etrade-mcp-vault.service";
 pub const UNIT_DIR: &str = "/etc/systemd/system";
@@ -20,37 +20,24 @@ pub fn unit_path() -> PathBuf {
 
 pub fn install_steps(request: &InstallRequest) -> Vec<Step> {
     let name = &request.account;
-    let mut steps = vec![
-        Step::Run {
-            argv: vec![
-                "useradd".into(),
-                "--system".into(),
-                "--user-group".into(),
-                "--no-create-home".into(),
-                "--home-dir".into(),
-                request.state.to_string_lossy().into_owned(),
-                "--shell".into(),
-                "/usr/sbin/nologin".into(),
-                "--comment".into(),
-                "etrade-mcp trading vault".into(),
-                name.clone(),
-            ],
-            fatal: true,
-            when: Condition::IfFails(argv(["id", "-u", name])),
-        },
-        Step::CreateDir {
-            path: request.state.clone(),
-            mode: Some(0o700),
-            owner: Some(name.clone()),
-        },
-        Step::WriteFile {
-            path: request.state.join(CONFIG_FILE),
-            contents: super::default_vault_toml(),
-            mode: Some(0o600),
-            owner: Some(name.clone()),
-            keep_existing: true,
-        },
-    ];
+    let mut steps = vec![Step::Run {
+        argv: vec![
+            "useradd".into(),
+            "--system".into(),
+            "--user-group".into(),
+            "--no-create-home".into(),
+            "--home-dir".into(),
+            request.state.to_string_lossy().into_owned(),
+            "--shell".into(),
+            "/usr/sbin/nologin".into(),
+            "--comment".into(),
+            "etrade-mcp trading vault".into(),
+            name.clone(),
+        ],
+        fatal: true,
+        when: Condition::IfFails(argv(["id", "-u", name])),
+    }];
+    steps.extend(super::state_steps(request, name));
     if let Some(dir) = super::socket_dir(Os::Linux, &request.socket) {
         steps.push(Step::CreateDir {
             path: dir,

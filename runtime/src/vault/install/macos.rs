@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use super::plan::{Condition, Step, argv};
 use super::{InstallRequest, UninstallRequest, run_argv};
 use crate::platform::Os;
-use crate::vault::defaults::CONFIG_FILE;
 
 pub const LABEL: &str = "com.etrade-mcp.vault";
 /// A second, root LaunchDaemon that remakes the socket's folder at boot: `/var/run` is
@@ -26,24 +25,11 @@ pub fn plist_path(label: &str) -> PathBuf {
 pub fn install_steps(request: &InstallRequest) -> Vec<Step> {
     let name = &request.account;
     let socket_dir = super::socket_dir(Os::MacOs, &request.socket);
-    let mut steps = vec![
-        Step::CreateMacAccount {
-            name: name.clone(),
-            home: request.state.clone(),
-        },
-        Step::CreateDir {
-            path: request.state.clone(),
-            mode: Some(0o700),
-            owner: Some(name.clone()),
-        },
-        Step::WriteFile {
-            path: request.state.join(CONFIG_FILE),
-            contents: super::default_vault_toml(),
-            mode: Some(0o600),
-            owner: Some(name.clone()),
-            keep_existing: true,
-        },
-    ];
+    let mut steps = vec![Step::CreateMacAccount {
+        name: name.clone(),
+        home: request.state.clone(),
+    }];
+    steps.extend(super::state_steps(request, name));
     if let Some(dir) = &socket_dir {
         steps.push(Step::CreateDir {
             path: dir.clone(),
