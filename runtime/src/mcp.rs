@@ -7,6 +7,7 @@ pub mod ask;
 pub mod catalog;
 pub mod compact;
 pub mod dispatch;
+pub mod held_results;
 pub mod http;
 pub mod http_sessions;
 pub mod input_required;

@@ -251,3 +251,102 @@ async fn position_lots_success_and_errors() {
         assert_eq!(p["error"]["code"], code, "{p}");
     }
 }
+
+/// A page far over the size from which the server writes a result's JSON once and streams
+/// it (`runtime::mcp::held_results`): whole, and the same JSON in the text block and in
+/// structuredContent, over stdio, an HTTP session and a 2026-07-28 HTTP request.
+#[tokio::test]
+async fn a_big_page_arrives_whole_in_both_copies_over_stdio_and_http() {
+    const COUNT: usize = 1_200;
+    let mut fixtures = fake_etrade::Fixtures::default();
+    let template = fixtures.accounts[0].positions[0].clone();
+    fixtures.accounts[0].positions = (0..COUNT)
+        .map(|i| {
+            let mut p = template.clone();
+            p.position_id = 40_000_000_000 + i as i64;
+            p.symbol = format!("B{i:04}\u{e9}\"\\");
+            p
+        })
+        .collect();
+    let config = fake_etrade::FakeConfig::new(
+        common::sandbox::CONSUMER_KEY,
+        common::sandbox::CONSUMER_SECRET,
+    )
+    .with_fixtures(fixtures);
+    let s = Sandbox::start_with("acct-portfolio-big", config).await;
+    let want: BTreeSet<i64> = (0..COUNT as i64).map(|i| 40_000_000_000 + i).collect();
+    let args = json!({"account_id_key": TRADING, "count": COUNT});
+    let ids = |p: &Value| -> BTreeSet<i64> {
+        positions(p)
+            .iter()
+            .filter_map(|x| x["positionId"].as_i64())
+            .collect()
+    };
+
+    // stdio (the sandbox's client checks text == structuredContent and the output schema).
+    let (err, over_stdio) = s.call("get_portfolio", args.clone()).await;
+    assert!(!err, "{}", over_stdio["error"]);
+    let bytes = serde_json::to_string(&over_stdio).map_or(0, |t| t.len());
+    assert!(
+        bytes > 2 * runtime::mcp::held_results::HELD_FROM_BYTES,
+        "the page ({bytes} bytes) is not big enough to be held"
+    );
+    assert_eq!(ids(&over_stdio), want);
+    let escaped = serde_json::to_string(&over_stdio).unwrap_or_default();
+    assert!(
+        escaped.contains("\u{e9}\\\"\\\\"),
+        "the symbols' quote, backslash and accent came through: {}",
+        positions(&over_stdio)[0]
+    );
+
+    // HTTP, on the same home and profile.
+    let mut server = s
+        .command(&[
+            "serve",
+            "--transport",
+            "http",
+            "--listen",
+            "127.0.0.1:0",
+            "--profile",
+            &s.profile,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("etrade serve over HTTP");
+    let stderr = server.stderr.take().expect("stderr");
+    let (url, _lines, seen) = common::listening_url(stderr).await;
+    let url = url.unwrap_or_else(|| panic!("no listening line: {seen}"));
+    let client = common::http_client(&url).await;
+    for _ in 0..2 {
+        let (err, over_http) = common::call_payload(&client, "get_portfolio", args.clone()).await;
+        assert!(!err, "{}", over_http["error"]);
+        assert_eq!(ids(&over_http), want, "HTTP");
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "get_portfolio", "arguments": args,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let answer = common::modern_post_to(&url, &body, "tools/call", Some("get_portfolio"))
+        .send()
+        .await
+        .expect("POST")
+        .text()
+        .await
+        .expect("body");
+    let message = common::jsonrpc_in(&answer).expect("a JSON-RPC answer");
+    assert_eq!(message["id"], 9, "{}", &answer[..answer.len().min(400)]);
+    let result = &message["result"];
+    let text = result["content"][0]["text"].as_str();
+    let text =
+        text.unwrap_or_else(|| panic!("no text block: {}", &answer[..answer.len().min(600)]));
+    let text: Value = serde_json::from_str(text).expect("the text block is JSON");
+    assert_eq!(
+        text, result["structuredContent"],
+        "text block equals structuredContent"
+    );
+    assert_eq!(ids(&text), want, "2026-07-28 HTTP");
+}

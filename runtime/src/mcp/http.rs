@@ -2,6 +2,7 @@
 //! loopback by default, Origin validation, a bearer token for anything else, a body limit,
 //! deadlines for request heads and bodies, and a cap on sessions (`http_sessions`).
 
+use crate::mcp::held_results::{HeldResults, SplicedBody};
 use crate::mcp::http_sessions::{Activity, Refusal, SessionLimits, SessionTable};
 use crate::mcp::server::McpServer;
 use crate::trading::approval::ClientTrust;
@@ -140,6 +141,7 @@ impl BoundHttp {
             };
         }
         let sessions = SessionTable::new(o.sessions);
+        let held = server.held_results();
         let service =
             StreamableHttpService::new(move || Ok(server.clone()), sessions.manager(), config);
         let guard = Arc::new(Guard {
@@ -149,7 +151,12 @@ impl BoundHttp {
         });
         let mut app = axum::Router::new()
             .nest_service("/mcp", service)
-            .layer(axum::middleware::from_fn_with_state(guard, check_request));
+            .layer(axum::middleware::from_fn_with_state(guard, check_request))
+            // Outermost, so the guard's own passes over the frames see rmcp's short ones.
+            .layer(axum::middleware::map_response(move |response: Response| {
+                let held = held.clone();
+                async move { with_held_results(response, held) }
+            }));
         if let Some(routes) = self.beside {
             app = app.merge(routes);
         }
@@ -325,6 +332,13 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         }
         None => next.run(Request::from_parts(parts, bytes.into())).await,
     }
+}
+
+/// rmcp's answer with the big results it carries as markers written in
+/// ([`crate::mcp::held_results`]).
+fn with_held_results(response: Response, held: Arc<HeldResults>) -> Response {
+    let (parts, body) = response.into_parts();
+    Response::from_parts(parts, axum::body::Body::new(SplicedBody::new(body, held)))
 }
 
 /// A 2026-07-28 answer without the fields that revision removed (`wire_fixes`): each SSE

@@ -8,6 +8,7 @@ use crate::mcp::apps;
 use crate::mcp::ask::PeerAsk;
 use crate::mcp::catalog::ToolDescriptor;
 use crate::mcp::dispatch::{CallContext, JsonObject, ToolDispatch, Transport};
+use crate::mcp::held_results::HeldResults;
 use crate::mcp::input_required::InputRequestAsk;
 use crate::mcp::request_state::{ApprovalStates, StateRefusal, call_binding};
 use crate::trading::approval::{AskPerson, ClientTrust};
@@ -90,6 +91,8 @@ struct Inner {
     tools: Vec<(Tool, bool)>,
     /// Seals and opens the `requestState` of approvals asked through input requests.
     states: Arc<ApprovalStates>,
+    /// Big results on their way out, written into the messages by the transports.
+    held: Arc<HeldResults>,
 }
 
 impl McpServer {
@@ -107,12 +110,18 @@ impl McpServer {
                 options,
                 tools,
                 states: Arc::new(states),
+                held: HeldResults::new(),
             }),
         })
     }
 
     pub fn options(&self) -> &ServerOptions {
         &self.inner.options
+    }
+
+    /// The big results this server's transports put into its messages.
+    pub fn held_results(&self) -> Arc<HeldResults> {
+        self.inner.held.clone()
     }
 
     /// The tools a client sees: app-only ones only when it renders apps.
@@ -222,6 +231,7 @@ impl McpServer {
             );
         }
         let mut result = tool_result(outcome, &meta());
+        self.inner.held.hold_if_big(&mut result);
         if modern {
             result.meta = Some(server_info_meta());
         }

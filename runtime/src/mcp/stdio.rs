@@ -13,10 +13,12 @@
 //!   versioning): after 2026-07-28 requests, the rmcp service is started anew in that
 //!   lifecycle; a second `initialize` in it is refused.
 
+use crate::mcp::held_results::{HeldResults, Spliced};
 use crate::mcp::server::McpServer;
 use rmcp::ServiceExt;
 use rmcp::service::ServerInitializeError;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -148,7 +150,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(64);
+    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(64);
     let writer = tokio::spawn(write_lines(output, out_rx));
     let mut input = BufReader::new(input);
     let mut buf = Vec::new();
@@ -278,14 +280,15 @@ struct Instance {
 impl Instance {
     fn start(
         server: McpServer,
-        out: mpsc::Sender<Vec<u8>>,
+        out: mpsc::Sender<Outgoing>,
         shutdown: &CancellationToken,
     ) -> Instance {
+        let held = server.held_results();
         let (input, service_in) = tokio::io::duplex(PIPE_BYTES);
         let (service_out, from_service) = tokio::io::duplex(PIPE_BYTES);
         let ct = shutdown.child_token();
         let running = tokio::spawn(async move {
-            let forward = tokio::spawn(forward_lines(from_service, out));
+            let forward = tokio::spawn(forward_lines(from_service, out, held));
             let served = match server.serve_with_ct((service_in, service_out), ct).await {
                 Ok(running) => running
                     .waiting()
@@ -326,22 +329,47 @@ impl Instance {
     }
 }
 
-/// Copy the service's lines to the output channel, whole.
-async fn forward_lines(from: tokio::io::DuplexStream, out: mpsc::Sender<Vec<u8>>) {
+/// Copy the service's lines to the output channel, whole, with the big results they carry
+/// as markers written in ([`crate::mcp::held_results`]).
+async fn forward_lines(
+    from: tokio::io::DuplexStream,
+    out: mpsc::Sender<Outgoing>,
+    held: Arc<HeldResults>,
+) {
     let mut lines = BufReader::new(from).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let line = crate::mcp::wire_fixes::without_removed_fields(&line).unwrap_or(line);
         // Sent without its newline (the writer adds it): appending one here could copy a
         // many-megabyte answer once more.
-        if out.send(line.into_bytes()).await.is_err() {
+        let outgoing = match held.splice(line.as_bytes()) {
+            Some(spliced) => Outgoing::Spliced(spliced),
+            None => Outgoing::Line(line.into_bytes()),
+        };
+        if out.send(outgoing).await.is_err() {
             return;
         }
     }
 }
 
 /// One message for the writer, which ends each with a newline.
-fn encode(message: &Value) -> Vec<u8> {
-    message.to_string().into_bytes()
+pub(crate) enum Outgoing {
+    Line(Vec<u8>),
+    /// A message with a big result, written a chunk at a time.
+    Spliced(Spliced),
+}
+
+impl Outgoing {
+    /// A length at least this message's: a spliced one is taken as big.
+    fn len(&self) -> usize {
+        match self {
+            Outgoing::Line(line) => line.len(),
+            Outgoing::Spliced(_) => usize::MAX - 1,
+        }
+    }
+}
+
+fn encode(message: &Value) -> Outgoing {
+    Outgoing::Line(message.to_string().into_bytes())
 }
 
 /// Lines ready together are written in one write of at most this many bytes: each write to
@@ -350,23 +378,20 @@ const BATCH_BYTES: usize = 64 * 1024;
 
 /// The one writer of stdout. A closed stdout ends the writes, never the process with a
 /// panic.
-async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::Receiver<Vec<u8>>) {
+async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::Receiver<Outgoing>) {
     let mut batch = Vec::with_capacity(BATCH_BYTES);
     while let Some(first) = lines.recv().await {
         let mut next = Some(first);
         let mut written = Ok(());
         while let Some(line) = next.take() {
-            if batch.len() + line.len() + 1 > BATCH_BYTES && !batch.is_empty() {
+            if batch.len().saturating_add(line.len() + 1) > BATCH_BYTES && !batch.is_empty() {
                 written = output.write_all(&batch).await;
                 batch.clear();
             }
             if written.is_ok() && line.len() + 1 > BATCH_BYTES {
                 // A big answer goes out as it is, never copied into the batch.
-                written = match output.write_all(&line).await {
-                    Ok(()) => output.write_all(b"\n").await,
-                    Err(e) => Err(e),
-                };
-            } else {
+                written = write_big(&mut output, line).await;
+            } else if let Outgoing::Line(line) = line {
                 batch.extend_from_slice(&line);
                 batch.push(b'\n');
             }
@@ -385,6 +410,19 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::Rece
             return;
         }
     }
+}
+
+/// Write one big message and its newline without copying it.
+async fn write_big<W: AsyncWrite + Unpin>(output: &mut W, line: Outgoing) -> std::io::Result<()> {
+    match line {
+        Outgoing::Line(line) => output.write_all(&line).await?,
+        Outgoing::Spliced(spliced) => {
+            for chunk in spliced {
+                output.write_all(&chunk).await?;
+            }
+        }
+    }
+    output.write_all(b"\n").await
 }
 
 #[cfg(test)]
@@ -406,7 +444,7 @@ mod tests {
         let writer = tokio::spawn(write_lines(write, rx));
         let big = vec![b'x'; BATCH_BYTES + 10];
         for line in [b"a".to_vec(), big.clone(), b"b".to_vec()] {
-            tx.send(line).await.expect("send");
+            tx.send(Outgoing::Line(line)).await.expect("send");
         }
         drop(tx);
         writer.await.expect("writer");
