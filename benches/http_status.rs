@@ -20,6 +20,8 @@
 //! - `BENCH_CLIENTS` — calls in flight at once (default 32, 1..=256).
 //! - `BENCH_SESSIONS_LOAD` — 1 (default) also runs the many-sessions load; 0 skips it.
 //! - `BENCH_RAW_LOAD` — 1 also runs the raw keep-alive load (context lines only); default 0.
+//! - `BENCH_MODERN_LOAD` — 0 skips the 2026-07-28 load (stateless POSTs, 32 in flight on
+//!   keep-alive connections; REPORT rows); default 1.
 //! - `BENCH_ETRADE_BIN` — path of the `etrade` binary to measure instead of the one Cargo built.
 //!
 //! Exits non-zero when any call failed, timed out or returned `isError: true`. The last lines
@@ -88,6 +90,8 @@ struct Settings {
     sessions_load: bool,
     /// Also run the raw keep-alive load (context only, no REPORT line).
     raw_load: bool,
+    /// Also run the 2026-07-28 load (REPORT rows); default on.
+    modern_load: bool,
 }
 
 fn env_u64(name: &str, default: u64, range: std::ops::RangeInclusive<u64>) -> u64 {
@@ -184,6 +188,7 @@ async fn bench_main() -> ExitCode {
         rounds: env_u64("BENCH_ROUNDS", 2, 1..=20) as usize,
         sessions_load: env_u64("BENCH_SESSIONS_LOAD", 1, 0..=1) == 1,
         raw_load: env_u64("BENCH_RAW_LOAD", 0, 0..=1) == 1,
+        modern_load: env_u64("BENCH_MODERN_LOAD", 1, 0..=1) == 1,
     };
     let home = tempfile::tempdir().expect("temporary ETRADE_MCP_HOME");
     let etrade_bin = etrade_binary();
@@ -321,6 +326,9 @@ async fn bench_main() -> ExitCode {
     if settings.sessions_load {
         loads.push(Load::Sessions);
     }
+    if settings.modern_load {
+        loads.push(Load::Modern);
+    }
     if settings.raw_load {
         loads.push(Load::RawKeepAlive);
     }
@@ -391,8 +399,8 @@ async fn bench_main() -> ExitCode {
     }
     summarize(&settings, &outcomes[0], &idle_figures);
     for (load, o) in loads.iter().zip(&outcomes) {
-        if *load == Load::Sessions {
-            summarize_sessions(&settings, o);
+        if *load == Load::Sessions || *load == Load::Modern {
+            summarize_sessions(&settings, *load, o);
         }
     }
     let Some((journal, accounts)) = reads else {
@@ -653,6 +661,9 @@ enum Load {
     /// raw HTTP (a load generator's shape: no MCP client, no new connection per call). Not
     /// what an rmcp host does; it shows the servers' cost without the client's.
     RawKeepAlive,
+    /// 2026-07-28: no session, each POST self-contained (its protocol version and client
+    /// in `_meta`, the SEP-2243 headers), `clients` in flight on keep-alive connections.
+    Modern,
 }
 
 impl Load {
@@ -661,13 +672,14 @@ impl Load {
             Load::OneSession => format!("1 session, {clients} calls in flight"),
             Load::Sessions => format!("{clients} sessions, 1 call in flight each"),
             Load::RawKeepAlive => format!("raw HTTP, 1 session, {clients} keep-alive connections"),
+            Load::Modern => format!("2026-07-28, no session, {clients} calls in flight"),
         }
     }
 }
 
 async fn run_load(target: &Target, settings: &Settings, load: Load) -> Result<Outcome, String> {
-    if load == Load::RawKeepAlive {
-        return run_raw_load(target, settings).await;
+    if load == Load::RawKeepAlive || load == Load::Modern {
+        return run_raw_load(target, settings, load == Load::Modern).await;
     }
     // Open every session before the clock starts.
     let sessions = match load {
@@ -748,23 +760,30 @@ async fn run_load(target: &Target, settings: &Settings, load: Load) -> Result<Ou
 async fn raw_call(
     http: &reqwest::Client,
     url: &str,
-    session: &str,
+    session: Option<&str>,
     tool: &str,
     id: u64,
 ) -> Result<(), String> {
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
-    );
-    let response = http
+    let request = http
         .post(url)
         .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| format!("POST: {e}"))?;
+        .header("accept", "application/json, text/event-stream");
+    let request = match session {
+        Some(session) => request
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+            )),
+        None => request
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool)
+            .body(format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"etrade-mcp-bench-raw","version":"0"}}}}}}}}"#
+            )),
+    };
+    let response = request.send().await.map_err(|e| format!("POST: {e}"))?;
     let status = response.status();
     let text = response.text().await.map_err(|e| format!("body: {e}"))?;
     if !status.is_success() || !text.contains("\"result\"") || text.contains("\"isError\":true") {
@@ -816,15 +835,23 @@ async fn raw_session(http: &reqwest::Client, url: &str) -> Result<String, String
     Ok(session)
 }
 
-async fn run_raw_load(target: &Target, settings: &Settings) -> Result<Outcome, String> {
+async fn run_raw_load(
+    target: &Target,
+    settings: &Settings,
+    modern: bool,
+) -> Result<Outcome, String> {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(settings.clients)
         .tcp_nodelay(true)
         .build()
         .map_err(|e| format!("reqwest client: {e}"))?;
-    let session = Arc::new(raw_session(&http, &target.url).await?);
+    let session = match modern {
+        true => None,
+        false => Some(raw_session(&http, &target.url).await?),
+    };
+    let session = Arc::new(session);
     let tool = target.tool;
-    raw_call(&http, &target.url, &session, tool, 1).await?;
+    raw_call(&http, &target.url, session.as_deref(), tool, 1).await?;
     let start = Instant::now() + Duration::from_millis(50);
     let measure_from = start + settings.warmup;
     let measure_until = measure_from + settings.window;
@@ -842,7 +869,7 @@ async fn run_raw_load(target: &Target, settings: &Settings) -> Result<Outcome, S
             while Instant::now() < measure_until && run.latencies.len() < MAX_CALLS_PER_CLIENT {
                 id += 1;
                 let t0 = Instant::now();
-                let call = raw_call(&http, &url, &session, tool, id);
+                let call = raw_call(&http, &url, session.as_deref(), tool, id);
                 let result = tokio::time::timeout(CALL_TIMEOUT, call).await;
                 let done = Instant::now();
                 let counted = done >= measure_from && done < measure_until;
@@ -871,12 +898,14 @@ async fn run_raw_load(target: &Target, settings: &Settings) -> Result<Outcome, S
     while let Some(joined) = tasks.join_next().await {
         outcome.add_client(joined.map_err(|e| format!("client task: {e}"))?);
     }
-    let _ = http
-        .delete(&target.url)
-        .header("mcp-session-id", session.as_str())
-        .header("mcp-protocol-version", "2025-11-25")
-        .send()
-        .await;
+    if let Some(session) = session.as_deref() {
+        let _ = http
+            .delete(&target.url)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+            .await;
+    }
     outcome.calls = outcome.latencies.len();
     Ok(outcome)
 }
@@ -970,12 +999,12 @@ fn summarize(settings: &Settings, outcomes: &[Outcome], idle: &[Idle]) {
     }
 }
 
-/// The secondary rows: the many-sessions load against the bare server only.
-fn summarize_sessions(settings: &Settings, outcomes: &[Outcome]) {
+/// The secondary rows (the many-sessions load, the 2026-07-28 load) against the bare server only.
+fn summarize_sessions(settings: &Settings, load: Load, outcomes: &[Outcome]) {
     let [bare, etrade] = outcomes else {
         return;
     };
-    let load = Load::Sessions.label(settings.clients);
+    let load = load.label(settings.clients);
     summary::report(
         &format!("tools/call throughput, {load}"),
         etrade.throughput(),

@@ -28,9 +28,64 @@ impl Meta {
     }
 }
 
+/// A result whose JSON text is at least this long is big: written once and held as text
+/// (`crate::mcp::held_results`), where a smaller one is an ordinary rmcp result.
+pub const HELD_FROM_BYTES: usize = 256 * 1024;
+
+/// A tool's `data`.
+pub enum ToolData {
+    /// Built as a tree: a hand-written tool's output, a compact projection.
+    Tree(Value),
+    /// A read's typed answer, not serialized yet: a big one is written straight to the
+    /// text block and never becomes a tree ([`tool_result`]).
+    Typed(Box<dyn TypedData>),
+}
+
+/// A typed answer, as the envelope needs it.
+pub trait TypedData: Send {
+    /// As a tree, for structuredContent and projections.
+    fn to_tree(&self) -> serde_json::Result<Value>;
+    /// As JSON text, appended to `out`.
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
+}
+
+impl<T: serde::Serialize + Send> TypedData for T {
+    fn to_tree(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self)
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+impl ToolData {
+    /// The data as a tree, whichever form it is in.
+    pub fn into_tree(self) -> serde_json::Result<Value> {
+        match self {
+            ToolData::Tree(v) => Ok(v),
+            ToolData::Typed(t) => t.to_tree(),
+        }
+    }
+}
+
+impl From<Value> for ToolData {
+    fn from(v: Value) -> ToolData {
+        ToolData::Tree(v)
+    }
+}
+
 /// Build the MCP result for a handler outcome. Takes the outcome by value: a page of
 /// thousands of positions is moved into the envelope, not copied.
-pub fn tool_result(outcome: Result<Value, ToolError>, meta: &Meta) -> CallToolResult {
+pub fn tool_result(outcome: Result<ToolData, ToolError>, meta: &Meta) -> CallToolResult {
+    match outcome {
+        Ok(ToolData::Typed(data)) => typed_result(&*data, meta),
+        Ok(ToolData::Tree(data)) => tree_result(Ok(data), meta),
+        Err(e) => tree_result(Err(e), meta),
+    }
+}
+
+fn tree_result(outcome: Result<Value, ToolError>, meta: &Meta) -> CallToolResult {
     let meta = serde_json::to_value(meta).unwrap_or(Value::Null);
     let mut envelope = serde_json::Map::with_capacity(3);
     let failed = outcome.is_err();
@@ -62,6 +117,34 @@ pub fn tool_result(outcome: Result<Value, ToolError>, meta: &Meta) -> CallToolRe
     result
 }
 
+/// A typed answer's result. Written to text first; a big one stays that text alone, and
+/// `HeldResults::hold_if_big` (which the server applies to every result) writes both copies
+/// from it, so the tree of a big page is never built. A smaller one is built as a tree and
+/// written from it, as every other result is: its text then has the tree's key order, which
+/// clients that compare the text with structuredContent after parsing both rely on.
+fn typed_result(data: &dyn TypedData, meta: &Meta) -> CallToolResult {
+    let mut text = Vec::with_capacity(4096);
+    text.extend_from_slice(b"{\"data\":");
+    let written = data.write_json(&mut text).and_then(|()| {
+        text.extend_from_slice(b",\"error\":null,\"meta\":");
+        serde_json::to_writer(&mut text, meta)
+    });
+    if written.is_err() || text.len() < HELD_FROM_BYTES {
+        drop(text);
+        return match data.to_tree() {
+            Ok(tree) => tree_result(Ok(tree), meta),
+            Err(_) => {
+                tracing::error!("a tool's answer did not serialize");
+                tree_result(Err(ToolError::internal()), meta)
+            }
+        };
+    }
+    text.push(b'}');
+    // serde_json writes UTF-8 only.
+    let text = String::from_utf8(text).unwrap_or_default();
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,7 +159,7 @@ mod tests {
             observed_at: "2026-10-17T12:00:00Z".into(),
         };
         let data = serde_json::json!({"b": [1, "2.50", null], "a": {"z": "\"q\"", "y": true}});
-        let ok = tool_result(Ok(data.clone()), &meta);
+        let ok = tool_result(Ok(ToolData::Tree(data.clone())), &meta);
         let want = serde_json::json!({"data": data, "error": null, "meta": meta});
         assert_eq!(ok, CallToolResult::structured(want));
 

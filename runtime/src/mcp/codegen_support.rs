@@ -13,7 +13,9 @@ pub use crate::mcp::catalog::{
     AppDescriptor, Catalog, ErrorCodeDescriptor, PermissionDescriptor, ToolDescriptor,
 };
 pub use crate::mcp::compact::{Compaction, compact};
-pub use crate::mcp::dispatch::{BoxFuture, CallContext, JsonObject, ToolDispatch, ToolResult};
+pub use crate::mcp::dispatch::{
+    BoxFuture, CallContext, JsonObject, ToolData, ToolDispatch, ToolResult,
+};
 pub use crate::mcp::reads::read;
 pub use crate::outputs;
 pub use jiff::civil::Date;
@@ -42,11 +44,13 @@ pub fn parse_input<T: serde::de::DeserializeOwned>(
 
 /// A hand-written handler's typed output as the tool's `data`.
 pub fn output<T: serde::Serialize>(result: Result<T, ToolError>) -> ToolResult {
-    serde_json::to_value(result?).map_err(|_| {
-        // The outputs hold only strings, numbers, decimals and dates: unreachable.
-        tracing::error!("a tool's output did not serialize");
-        ToolError::internal()
-    })
+    serde_json::to_value(result?)
+        .map(ToolData::Tree)
+        .map_err(|_| {
+            // The outputs hold only strings, numbers, decimals and dates: unreachable.
+            tracing::error!("a tool's output did not serialize");
+            ToolError::internal()
+        })
 }
 
 /// The decimal syntax the validator enforces; a generated test compares it with codegen's.

@@ -3,7 +3,8 @@
 //! The generated dispatch applies it to the serialized `data`, so one projection serves the
 //! bound reads and the hand-written tools alike.
 
-use crate::mcp::dispatch::ToolResult;
+use crate::contract::errors::ToolError;
+use crate::mcp::dispatch::{ToolData, ToolResult};
 use serde_json::{Map, Value};
 
 /// A tool's projection table, generated from its `compact:`.
@@ -18,11 +19,11 @@ pub struct Compaction {
 
 /// The successful `data` with its rows compacted; an error passes through.
 pub fn compact(result: ToolResult, table: &Compaction) -> ToolResult {
-    let mut data = result?;
+    let mut data = result?.into_tree().map_err(|_| ToolError::internal())?;
     for path in table.rows {
         project_at(&mut data, path, table.fields);
     }
-    Ok(data)
+    Ok(ToolData::Tree(data))
 }
 
 fn project_at(value: &mut Value, path: &[&str], fields: &[(&str, &[&[&str]])]) {
@@ -88,7 +89,9 @@ mod tests {
             {"call": {"product": {"symbol": "IBM"}, "detail": [{"status": "OPEN"}], "bid": null, "ask": "1"},
              "put": {"product": null, "bid": null, "quick": {"bid": "2"}}}
         ]});
-        let out = compact(Ok(data), &TABLE).ok();
+        let out = compact(Ok(ToolData::Tree(data)), &TABLE)
+            .ok()
+            .and_then(|d| d.into_tree().ok());
         assert_eq!(
             out,
             Some(

@@ -11,7 +11,8 @@ use tokio_util::sync::CancellationToken;
 pub type JsonObject = Map<String, Value>;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// A handler's outcome: the tool's `data`, or the error object.
-pub type ToolResult = Result<Value, ToolError>;
+pub type ToolResult = Result<ToolData, ToolError>;
+pub use crate::contract::envelope::{ToolData, TypedData};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -9,15 +9,17 @@
 //!
 //! A result whose text is at least [`HELD_FROM_BYTES`] long is therefore kept here as the
 //! envelope's bytes, and rmcp is handed the same result with two short markers in place of
-//! the copies. Each transport ([`crate::mcp::http`], [`crate::mcp::stdio`]) passes what rmcp
-//! writes through [`HeldResults::splice`], which puts the bytes where the markers are: once
-//! as they are, once escaped a chunk at a time. The message and the frame are never built
-//! whole, and what goes out is byte for byte what rmcp would have written.
+//! the copies (a read's typed answer is written to that text directly, and never becomes a
+//! tree: `contract::envelope`). Each transport ([`crate::mcp::http`], [`crate::mcp::stdio`])
+//! passes what rmcp writes through [`HeldResults::splice`], which puts the bytes where the
+//! markers are: once as they are, once escaped a chunk at a time. The message and the frame
+//! are never built whole, and what goes out is byte for byte what rmcp would have written
+//! for the same text.
 //!
 //! A held result goes once it is written out whole. One whose writing broke off (or that
 //! was never written) is kept for [`KEPT_FOR`], as long as rmcp keeps a finished answer for
-//! a client that resumes its stream; a marker whose result is gone becomes a JSON-RPC error
-//! telling the client to call again.
+//! a client that resumes its stream; a marker whose result was written out already becomes
+//! a JSON-RPC error telling the client to call again.
 
 use axum::body::{Bytes, HttpBody};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -30,7 +32,7 @@ use std::time::{Duration, Instant};
 
 /// Results whose JSON is at least this long are held: below it the tree and the copies
 /// cost less than a millisecond, and every result stays an ordinary rmcp result.
-pub const HELD_FROM_BYTES: usize = 256 * 1024;
+pub use crate::contract::envelope::HELD_FROM_BYTES;
 
 /// How long a result whose writing broke off is kept: rmcp's own
 /// `SessionConfig::DEFAULT_COMPLETED_CACHE_TTL`, the window in which a client may resume.
@@ -83,7 +85,11 @@ impl HeldResults {
             return;
         };
         let Some(id) = fresh_id() else {
-            // Without randomness the result stays an ordinary one.
+            // Without randomness the result stays an ordinary one, with the tree a typed
+            // answer's big result was left without.
+            if result.structured_content.is_none() {
+                result.structured_content = serde_json::from_str(text).ok();
+            }
             return;
         };
         let json = Bytes::from(std::mem::take(text).into_bytes());

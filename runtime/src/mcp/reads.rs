@@ -6,11 +6,14 @@ use crate::contract::error_mapping::answer_refusal;
 use crate::contract::errors::{ErrorCode, ToolError};
 use crate::etrade::EtradeRequest;
 use crate::etrade::answers::BrokerAnswer;
-use crate::mcp::dispatch::ToolResult;
+use crate::mcp::dispatch::{ToolData, ToolResult};
 
-pub async fn read<A: BrokerAnswer>(broker: &dyn Broker, request: &EtradeRequest) -> ToolResult {
+pub async fn read<A: BrokerAnswer + Send + 'static>(
+    broker: &dyn Broker,
+    request: &EtradeRequest,
+) -> ToolResult {
     let answer = read_answer::<A>(broker, request).await?;
-    serde_json::to_value(&answer).map_err(|_| ToolError::internal())
+    Ok(ToolData::Typed(Box::new(answer)))
 }
 
 /// The same read, the answer kept typed: for a hand-written read handler that shapes its
