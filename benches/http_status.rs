@@ -683,7 +683,7 @@ async fn run_load(target: &Target, settings: &Settings, load: Load) -> Result<Ou
     }
     // Open every session before the clock starts.
     let sessions = match load {
-        Load::OneSession | Load::RawKeepAlive => 1,
+        Load::OneSession | Load::RawKeepAlive | Load::Modern => 1,
         Load::Sessions => settings.clients,
     };
     let mut connects = tokio::task::JoinSet::new();
