@@ -112,7 +112,7 @@ impl HeldResults {
     /// What to write instead of `message` (one JSON-RPC message, or an SSE frame holding
     /// one), when it has markers of results this server holds; `None` otherwise.
     pub fn splice(self: &Arc<Self>, message: &[u8]) -> Option<Spliced> {
-        let mut seen = find(message, MARKER_SEEN, 0)?;
+        let mut seen = find_marker(message, 0)?;
         let mut pieces = VecDeque::new();
         let mut deliveries: Vec<Delivery> = Vec::new();
         let mut from = 0;
@@ -145,7 +145,7 @@ impl HeldResults {
                     from = end;
                 }
             }
-            match find(message, MARKER_SEEN, seen + 1) {
+            match find_marker(message, seen + 1) {
                 Some(next) => seen = next,
                 None => break,
             }
@@ -225,12 +225,12 @@ fn read_marker(message: &[u8], seen: usize) -> Option<(Kind, u128, usize, usize)
     Some((kind, id, start, end))
 }
 
-fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    haystack
-        .get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|i| i + from)
+/// Where the next marker's U+0001 escape is, from `from` on. Every frame of every answer is
+/// looked at, so the search is memchr's vectorized one, built once.
+fn find_marker(haystack: &[u8], from: usize) -> Option<usize> {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARKER_SEEN));
+    FINDER.find(haystack.get(from..)?).map(|i| i + from)
 }
 
 enum Piece {
