@@ -28,16 +28,17 @@ impl Meta {
     }
 }
 
-/// A result whose JSON text is at least this long is big: written once and held as text
-/// (`crate::mcp::held_results`), where a smaller one is an ordinary rmcp result.
+/// A result built as a tree (an error, a compact projection) whose JSON text is at least
+/// this long is held as text too (`crate::mcp::held_results`), as every typed answer is:
+/// then rmcp neither serializes its tree again nor builds its message and frame whole.
 pub const HELD_FROM_BYTES: usize = 256 * 1024;
 
 /// A tool's `data`.
 pub enum ToolData {
     /// Built as a tree: a hand-written tool's output, a compact projection.
     Tree(Value),
-    /// A read's typed answer, not serialized yet: a big one is written straight to the
-    /// text block and never becomes a tree ([`tool_result`]).
+    /// A typed answer (a read's, a hand-written tool's output), not serialized yet: written
+    /// once, straight to the text, and never built as a tree ([`tool_result`]).
     Typed(Box<dyn TypedData>, BrokerBytes),
 }
 
@@ -122,27 +123,20 @@ fn tree_result(outcome: Result<Value, ToolError>, meta: &Meta) -> CallToolResult
     result
 }
 
-/// A typed answer's result. Written to text first; a big one stays that text alone, and
-/// `HeldResults::hold_if_big` (which the server applies to every result) writes both copies
-/// from it, so the tree of a big page is never built. A smaller one is built as a tree and
-/// written from it, as every other result is: its text then has the tree's key order, which
-/// clients that compare the text with structuredContent after parsing both rely on.
+/// A typed answer's result: its JSON written once, straight from the typed value, as the
+/// text. structuredContent is left out: `HeldResults::hold` (which the server applies to
+/// every result) keeps the text and the transports write both copies from it, so the two
+/// are the same bytes and no tree of the answer is ever built.
 fn typed_result(data: &dyn TypedData, broker_bytes: BrokerBytes, meta: &Meta) -> CallToolResult {
-    let mut text = Vec::with_capacity(broker_bytes.saturating_add(broker_bytes / 2) + 4096);
+    let mut text = Vec::with_capacity(broker_bytes.saturating_add(broker_bytes / 2) + 512);
     text.extend_from_slice(b"{\"data\":");
     let written = data.write_json(&mut text).and_then(|()| {
         text.extend_from_slice(b",\"error\":null,\"meta\":");
         serde_json::to_writer(&mut text, meta)
     });
-    if written.is_err() || text.len() < HELD_FROM_BYTES {
-        drop(text);
-        return match data.to_tree() {
-            Ok(tree) => tree_result(Ok(tree), meta),
-            Err(_) => {
-                tracing::error!("a tool's answer did not serialize");
-                tree_result(Err(ToolError::internal()), meta)
-            }
-        };
+    if written.is_err() {
+        tracing::error!("a tool's answer did not serialize");
+        return tree_result(Err(ToolError::internal()), meta);
     }
     text.push(b'}');
     // serde_json writes UTF-8 only.

@@ -7,10 +7,10 @@
 //! session keeps the message for a minute for a client that resumes. For a 10,000-position
 //! page that is a 13 MiB envelope held as a tree, a 28 MiB message and a 28 MiB frame.
 //!
-//! A result whose text is at least [`HELD_FROM_BYTES`] long is therefore kept here as the
-//! envelope's bytes, and rmcp is handed the same result with two short markers in place of
-//! the copies (a read's typed answer is written to that text directly, and never becomes a
-//! tree: `contract::envelope`). Each transport ([`crate::mcp::http`], [`crate::mcp::stdio`])
+//! So every typed answer (a read's, a hand-written tool's output: `contract::envelope`
+//! writes its text straight from the typed value and builds no tree), and any result of
+//! [`HELD_FROM_BYTES`] or more, is kept here as the envelope's bytes, and rmcp is handed the
+//! same result with two short markers in place of the copies. Each transport ([`crate::mcp::http`], [`crate::mcp::stdio`])
 //! passes what rmcp writes through [`HeldResults::splice`], which puts the bytes where the
 //! markers are: once as they are, once escaped a chunk at a time. The message and the frame
 //! are never built whole, and what goes out is byte for byte what rmcp would have written
@@ -26,12 +26,11 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-/// Results whose JSON is at least this long are held: below it the tree and the copies
-/// cost less than a millisecond, and every result stays an ordinary rmcp result.
 pub use crate::contract::envelope::HELD_FROM_BYTES;
 
 /// How long a result whose writing broke off is kept: rmcp's own
@@ -52,46 +51,59 @@ const TEXT_MARKER_PREFIX: &str = "\u{1}etrade-mcp:text:";
 const ID_HEX: usize = 32;
 
 /// The results held by one server, shared by its tool calls and its transports.
-#[derive(Default)]
 pub struct HeldResults {
+    /// Ids are this plus a count: never seen outside the process (markers are replaced
+    /// before anything is written), and unguessable by a broker answer that would forge one.
+    base: u128,
+    issued: AtomicU64,
     held: Mutex<HashMap<u128, Held>>,
 }
 
-/// A held envelope, or (after it was written out whole) the note that it was.
+/// A held envelope, until it is written out whole (or [`KEPT_FOR`] after a write broke off).
 struct Held {
-    json: Option<Bytes>,
+    json: Bytes,
     until: Instant,
 }
 
 enum Taken {
     Json(Bytes),
-    /// Written out whole already.
+    /// Issued here, and written out whole already (or expired).
     Gone,
     /// Not a result this server held: a string that only looks like a marker.
     Unknown,
 }
 
+/// Expired entries are swept once in this many holds.
+const SWEEP_EVERY: u64 = 256;
+
 impl HeldResults {
     pub fn new() -> Arc<HeldResults> {
-        Arc::new(HeldResults::default())
+        let mut bytes = [0u8; 16];
+        let base = match getrandom::fill(&mut bytes) {
+            Ok(()) => u128::from_be_bytes(bytes),
+            // Ids stay inside the process; without randomness they are only guessable.
+            Err(_) => u128::from(std::process::id()) << 64,
+        };
+        Arc::new(HeldResults {
+            base,
+            issued: AtomicU64::new(0),
+            held: Mutex::new(HashMap::new()),
+        })
     }
 
-    /// Hold `result`'s envelope if it is big, leaving markers in the result.
-    pub fn hold_if_big(&self, result: &mut CallToolResult) {
+    /// Hold `result`'s envelope, leaving markers in the result, when it is written for the
+    /// transports to finish: a typed answer's (its text written, structuredContent left to
+    /// this), or any result of [`HELD_FROM_BYTES`] or more.
+    pub fn hold(&self, result: &mut CallToolResult) {
+        let typed = result.structured_content.is_none();
         let Some(text) = result.content.first_mut().and_then(|c| match c {
-            ContentBlock::Text(t) if t.text.len() >= HELD_FROM_BYTES => Some(&mut t.text),
+            ContentBlock::Text(t) if typed || t.text.len() >= HELD_FROM_BYTES => Some(&mut t.text),
             _ => None,
         }) else {
             return;
         };
-        let Some(id) = fresh_id() else {
-            // Without randomness the result stays an ordinary one, with the tree a typed
-            // answer's big result was left without.
-            if result.structured_content.is_none() {
-                result.structured_content = serde_json::from_str(text).ok();
-            }
-            return;
-        };
+        let count = self.issued.fetch_add(1, Ordering::Relaxed);
+        let id = self.base.wrapping_add(u128::from(count));
         let json = Bytes::from(std::mem::take(text).into_bytes());
         *text = format!("{TEXT_MARKER_PREFIX}{id:032x}");
         let mut structured = serde_json::Map::with_capacity(1);
@@ -99,11 +111,13 @@ impl HeldResults {
         result.structured_content = Some(Value::Object(structured));
         let now = Instant::now();
         let mut held = self.lock();
-        held.retain(|_, h| h.until > now);
+        if count.is_multiple_of(SWEEP_EVERY) {
+            held.retain(|_, h| h.until > now);
+        }
         held.insert(
             id,
             Held {
-                json: Some(json),
+                json,
                 until: now + KEPT_FOR,
             },
         );
@@ -157,40 +171,38 @@ impl HeldResults {
         Some(Spliced { pieces, deliveries })
     }
 
-    /// Take a held envelope for writing, leaving the note that it was taken.
+    /// Take a held envelope for writing.
     fn take(&self, id: u128) -> Taken {
-        let mut held = self.lock();
-        let Some(entry) = held.get_mut(&id) else {
-            return Taken::Unknown;
-        };
-        entry.until = Instant::now() + KEPT_FOR;
-        match entry.json.take() {
-            Some(json) => Taken::Json(json),
-            None => Taken::Gone,
+        if let Some(h) = self.lock().remove(&id) {
+            return Taken::Json(h.json);
+        }
+        let issued = u128::from(self.issued.load(Ordering::Relaxed));
+        if id.wrapping_sub(self.base) < issued {
+            Taken::Gone
+        } else {
+            Taken::Unknown
         }
     }
 
+    /// A write broke off: kept for a client that resumes.
     fn give_back(&self, id: u128, json: Bytes) {
-        if let Some(entry) = self.lock().get_mut(&id) {
-            entry.json = Some(json);
-        }
+        self.lock().insert(
+            id,
+            Held {
+                json,
+                until: Instant::now() + KEPT_FOR,
+            },
+        );
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u128, Held>> {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// How many envelopes are held (notes of written ones not counted).
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.lock().values().filter(|h| h.json.is_some()).count()
+        self.lock().len()
     }
-}
-
-fn fresh_id() -> Option<u128> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).ok()?;
-    Some(u128::from_be_bytes(bytes))
 }
 
 #[derive(Clone, Copy)]
@@ -487,7 +499,7 @@ mod tests {
         let want = message(plain.clone());
         let held = HeldResults::new();
         let mut result = plain;
-        held.hold_if_big(&mut result);
+        held.hold(&mut result);
         assert!(is_marker(&result.content[0]), "the result was not held");
         let small = message(result);
         assert!(small.len() < 400, "the message still carries the page");
@@ -504,7 +516,7 @@ mod tests {
         let plain = CallToolResult::structured(serde_json::json!({"data": {"a": 1}}));
         let mut result = plain.clone();
         let held = HeldResults::new();
-        held.hold_if_big(&mut result);
+        held.hold(&mut result);
         assert_eq!(result, plain);
         assert!(held.splice(&message(result)).is_none());
     }
@@ -515,7 +527,7 @@ mod tests {
         let want = message(CallToolResult::structured(envelope.clone()));
         let held = HeldResults::new();
         let mut result = CallToolResult::structured(envelope);
-        held.hold_if_big(&mut result);
+        held.hold(&mut result);
         let small = message(result);
         let mut first = held.splice(&small).expect("markers found");
         let _ = first.next();

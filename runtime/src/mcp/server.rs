@@ -231,7 +231,7 @@ impl McpServer {
             );
         }
         let mut result = tool_result(outcome, &meta());
-        self.inner.held.hold_if_big(&mut result);
+        self.inner.held.hold(&mut result);
         if modern {
             result.meta = Some(server_info_meta());
         }
