@@ -236,6 +236,16 @@ impl RawSession {
     }
 }
 
+/// The call succeeded and its page holds every position.
+fn assert_whole_page(result: &serde_json::Value, positions: usize, detail: &str) {
+    assert_eq!(result["isError"], false, "get_portfolio ({detail}) failed");
+    let n = result["structuredContent"]["data"]["accountPortfolio"][0]["position"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or(0);
+    assert_eq!(n, positions, "the whole page came back ({detail})");
+}
+
 /// The `CallToolResult` in a `tools/call` answer: an SSE stream or a plain JSON body.
 fn call_result(raw: &[u8]) -> serde_json::Value {
     let text = std::str::from_utf8(raw).expect("UTF-8 answer");
@@ -393,17 +403,13 @@ async fn main() {
         if call == 0 {
             let before = rss_kib(std::process::id(), "VmRSS:");
             let r = call_result(&answer);
-            // Context for the server's peak: what one answer weighs as a `Value` (the
-            // structuredContent tree plus the text string), as rmcp holds it.
+            // Context for the server's peak: what one answer weighs parsed as a `Value`
+            // (the structuredContent tree plus the text string): a client's cost; the
+            // server writes the answer without building it.
             tree_mib = rss_kib(std::process::id(), "VmRSS:")
                 .zip(before)
                 .map(|(after, before)| after.saturating_sub(before) as f64 / 1024.0);
-            assert_eq!(r["isError"], false, "get_portfolio failed");
-            let n = r["structuredContent"]["data"]["accountPortfolio"][0]["position"]
-                .as_array()
-                .map(Vec::len)
-                .unwrap_or(0);
-            assert_eq!(n, positions, "the whole page came back");
+            assert_whole_page(&r, positions, "full");
         }
     }
     let server_cpu = cpu_time(pid)
@@ -421,13 +427,7 @@ async fn main() {
         compact.push(t.elapsed());
         compact_bytes = answer.len();
         if call == 0 {
-            let r = call_result(&answer);
-            assert_eq!(r["isError"], false, "get_portfolio (compact) failed");
-            let n = r["structuredContent"]["data"]["accountPortfolio"][0]["position"]
-                .as_array()
-                .map(Vec::len)
-                .unwrap_or(0);
-            assert_eq!(n, positions, "the whole page came back, compact");
+            assert_whole_page(&call_result(&answer), positions, "compact");
         }
     }
     let _ = child.kill().await;

@@ -75,12 +75,6 @@ impl ToolData {
     }
 }
 
-impl From<Value> for ToolData {
-    fn from(v: Value) -> ToolData {
-        ToolData::Tree(v)
-    }
-}
-
 /// Build the MCP result for a handler outcome. Takes the outcome by value: a page of
 /// thousands of positions is moved into the envelope, not copied.
 pub fn tool_result(outcome: Result<ToolData, ToolError>, meta: &Meta) -> CallToolResult {

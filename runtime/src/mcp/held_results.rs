@@ -45,7 +45,6 @@ const ESCAPED_CHUNK_BYTES: usize = 64 * 1024;
 /// (`{"\u0001etrade-mcp:json":"<id>"}`: rmcp drops a structuredContent that is not one for
 /// older clients), the text marker a string (`"\u0001etrade-mcp:text:<id>"`).
 const MARKER_SEEN: &[u8] = b"\\u0001etrade-mcp:";
-const MARKER_CHAR: char = '\u{1}';
 const JSON_MARKER_KEY: &str = "\u{1}etrade-mcp:json";
 const TEXT_MARKER_PREFIX: &str = "\u{1}etrade-mcp:text:";
 const ID_HEX: usize = 32;
@@ -452,11 +451,6 @@ impl HttpBody for SplicedBody {
     }
 }
 
-/// The content block a held result's text marker sits in (for tests of the transports).
-pub fn is_marker(block: &ContentBlock) -> bool {
-    matches!(block, ContentBlock::Text(t) if t.text.starts_with(MARKER_CHAR))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,6 +480,10 @@ mod tests {
             result,
         });
         serde_json::to_vec(&response).unwrap_or_default()
+    }
+
+    fn is_marker(block: &ContentBlock) -> bool {
+        matches!(block, ContentBlock::Text(t) if t.text.starts_with(TEXT_MARKER_PREFIX))
     }
 
     fn written(spliced: Spliced) -> Vec<u8> {
