@@ -73,15 +73,15 @@ pub struct Balance {
     #[serde(default, deserialize_with = "read::string_opt")]
     pub account_desc: Option<String>,
     #[serde(rename(deserialize = "Cash"), alias = "cash", default)]
-    pub cash: Option<BalanceCash>,
+    pub cash: Option<Box<BalanceCash>>,
     /// Margin accounts only.
     #[serde(rename(deserialize = "Margin"), alias = "margin", default)]
-    pub margin: Option<BalanceMargin>,
+    pub margin: Option<Box<BalanceMargin>>,
     #[serde(rename(deserialize = "Lending"), alias = "lending", default)]
-    pub lending: Option<BalanceLending>,
+    pub lending: Option<Box<BalanceLending>>,
     /// Buying power, cash and (with real_time_nav) account value.
     #[serde(rename(deserialize = "Computed"), alias = "computed", default)]
-    pub computed: Option<BalanceComputed>,
+    pub computed: Option<Box<BalanceComputed>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
@@ -171,12 +171,12 @@ pub struct BalanceComputed {
     #[serde(default, deserialize_with = "read::decimal_opt")]
     pub account_balance: Option<rust_decimal::Decimal>,
     #[serde(rename(deserialize = "OpenCalls"), alias = "openCalls", default)]
-    pub open_calls: Option<BalanceComputedOpenCalls>,
+    pub open_calls: Option<Box<BalanceComputedOpenCalls>>,
     /// Real-time values (E*TRADE fills them when real_time_nav is true).
     #[serde(rename(deserialize = "RealTimeValues"), alias = "realTimeValues", default)]
-    pub real_time_values: Option<BalanceComputedRealTimeValues>,
+    pub real_time_values: Option<Box<BalanceComputedRealTimeValues>>,
     #[serde(rename(deserialize = "PortfolioMargin"), alias = "portfolioMargin", default)]
-    pub portfolio_margin: Option<BalanceComputedPortfolioMargin>,
+    pub portfolio_margin: Option<Box<BalanceComputedPortfolioMargin>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
@@ -287,7 +287,7 @@ pub struct Position {
     #[serde(default, deserialize_with = "read::string_opt")]
     pub account_id: Option<String>,
     #[serde(rename(deserialize = "Product"), alias = "product", default)]
-    pub product: Option<Product>,
+    pub product: Option<Box<Product>>,
     /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
     #[serde(default, deserialize_with = "read::string_opt")]
     pub osi_key: Option<String>,
@@ -365,19 +365,19 @@ pub struct Position {
     pub quote_details: Option<String>,
     /// QUICK view (the default).
     #[serde(rename(deserialize = "Quick"), alias = "quick", default)]
-    pub quick: Option<PositionQuick>,
+    pub quick: Option<Box<PositionQuick>>,
     /// PERFORMANCE view.
     #[serde(rename(deserialize = "Performance"), alias = "performance", default)]
-    pub performance: Option<PositionPerformance>,
+    pub performance: Option<Box<PositionPerformance>>,
     /// FUNDAMENTAL view.
     #[serde(rename(deserialize = "Fundamental"), alias = "fundamental", default)]
-    pub fundamental: Option<PositionFundamental>,
+    pub fundamental: Option<Box<PositionFundamental>>,
     /// OPTIONSWATCH view.
     #[serde(rename(deserialize = "OptionsWatch"), alias = "optionsWatch", default)]
-    pub options_watch: Option<PositionOptionsWatch>,
+    pub options_watch: Option<Box<PositionOptionsWatch>>,
     /// COMPLETE view.
     #[serde(rename(deserialize = "Complete"), alias = "complete", default)]
-    pub complete: Option<PositionComplete>,
+    pub complete: Option<Box<PositionComplete>>,
     /// The position's lots when lots_required was true; null otherwise.
     #[serde(
         rename(deserialize = "PositionLot"),
@@ -417,7 +417,7 @@ pub struct Product {
     pub expiry_type: Option<String>,
     /// E*TRADE's product id; on order legs of options, the OSI-style symbol.
     #[serde(rename(deserialize = "ProductId"), alias = "productId", default)]
-    pub product_id: Option<ProductProductId>,
+    pub product_id: Option<Box<ProductProductId>>,
 }
 
 /// E*TRADE's product id; on order legs of options, the OSI-style symbol.
@@ -765,7 +765,7 @@ pub struct Transaction {
     #[serde(default, deserialize_with = "read::string_opt")]
     pub store_id: Option<String>,
     #[serde(rename(deserialize = "Brokerage"), alias = "brokerage", default)]
-    pub brokerage: Option<TransactionBrokerage>,
+    pub brokerage: Option<Box<TransactionBrokerage>>,
     /// E*TRADE's URL of this transaction's details.
     #[serde(
         rename(serialize = "detailsURI", deserialize = "detailsURI"),
@@ -783,7 +783,7 @@ pub struct TransactionBrokerage {
     #[serde(default, deserialize_with = "read::string_opt")]
     pub transaction_type: Option<String>,
     #[serde(rename(deserialize = "Product"), alias = "product", default)]
-    pub product: Option<Product>,
+    pub product: Option<Box<Product>>,
     /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
     #[serde(default, deserialize_with = "read::string_opt")]
     pub osi_key: Option<String>,
@@ -830,9 +830,9 @@ pub struct TransactionDetails {
     pub description: Option<String>,
     /// E*TRADE's category of the transaction.
     #[serde(rename(deserialize = "Category"), alias = "category", default)]
-    pub category: Option<TransactionDetailsCategory>,
+    pub category: Option<Box<TransactionDetailsCategory>>,
     #[serde(rename(deserialize = "Brokerage"), alias = "brokerage", default)]
-    pub brokerage: Option<TransactionBrokerage>,
+    pub brokerage: Option<Box<TransactionBrokerage>>,
 }
 
 /// E*TRADE's category of the transaction.
@@ -881,22 +881,22 @@ pub struct Quote {
     #[serde(default, deserialize_with = "read::flag_opt")]
     pub dst_flag: Option<bool>,
     #[serde(rename(deserialize = "Product"), alias = "product", default)]
-    pub product: Option<Product>,
+    pub product: Option<Box<Product>>,
     /// The contract as its OSI key, E*TRADE's osiKey form (AAPL--261224C00240000: root padded with - to 6, YYMMDD, C/P, strike × 1000 over 8 digits), as order legs, get_quotes and get_option_chains take it; null unless the row is an option. Every answer row that names a contract carries it here, filled from product when E*TRADE leaves it out.
     #[serde(default, deserialize_with = "read::string_opt")]
     pub osi_key: Option<String>,
     #[serde(rename(deserialize = "All"), alias = "all", default)]
-    pub all: Option<QuoteAll>,
+    pub all: Option<Box<QuoteAll>>,
     #[serde(rename(deserialize = "Fundamental"), alias = "fundamental", default)]
-    pub fundamental: Option<QuoteFundamental>,
+    pub fundamental: Option<Box<QuoteFundamental>>,
     #[serde(rename(deserialize = "Intraday"), alias = "intraday", default)]
-    pub intraday: Option<QuoteIntraday>,
+    pub intraday: Option<Box<QuoteIntraday>>,
     #[serde(rename(deserialize = "Option"), alias = "option", default)]
-    pub option: Option<QuoteOption>,
+    pub option: Option<Box<QuoteOption>>,
     #[serde(rename(deserialize = "Week52"), alias = "week52", default)]
-    pub week52: Option<QuoteWeek52>,
+    pub week52: Option<Box<QuoteWeek52>>,
     #[serde(rename(deserialize = "MutualFund"), alias = "mutualFund", default)]
-    pub mutual_fund: Option<QuoteMutualFund>,
+    pub mutual_fund: Option<Box<QuoteMutualFund>>,
 }
 
 /// The ALL detail block of a quote (detail_flag ALL, the default).
@@ -1050,7 +1050,7 @@ pub struct QuoteAll {
         alias = "extendedHourQuoteDetail",
         default
     )]
-    pub extended_hour_quote_detail: Option<ExtendedHourQuote>,
+    pub extended_hour_quote_detail: Option<Box<ExtendedHourQuote>>,
     /// Deliverables of an option (empty for equities).
     #[serde(
         rename(deserialize = "OptionDeliverableList"),
@@ -1196,7 +1196,7 @@ pub struct QuoteOption {
     #[serde(default, deserialize_with = "read::string_opt")]
     pub symbol_description: Option<String>,
     #[serde(rename(deserialize = "OptionGreeks"), alias = "optionGreeks", default)]
-    pub option_greeks: Option<OptionGreeks>,
+    pub option_greeks: Option<Box<OptionGreeks>>,
 }
 
 /// An option's greeks and implied volatility.
@@ -1330,7 +1330,7 @@ pub struct QuoteMutualFund {
     pub exchange_code: Option<String>,
     /// The fund's net assets and the day they were measured (E*TRADE `NetAssets`).
     #[serde(rename(deserialize = "NetAssets"), alias = "netAssets", default)]
-    pub net_assets: Option<QuoteMutualFundNetAssets>,
+    pub net_assets: Option<Box<QuoteMutualFundNetAssets>>,
 }
 
 /// The fund's net assets and the day they were measured (E*TRADE `NetAssets`).
@@ -1386,7 +1386,7 @@ pub struct OptionChain {
         alias = "selectedED",
         default
     )]
-    pub selected_ed: Option<SelectedExpiry>,
+    pub selected_ed: Option<Box<SelectedExpiry>>,
     #[serde(
         rename(deserialize = "OptionPair"),
         alias = "optionPairs",
@@ -1415,9 +1415,9 @@ pub struct OptionPair {
     #[serde(default, deserialize_with = "read::string_opt")]
     pub pair_type: Option<String>,
     #[serde(rename(deserialize = "Call"), alias = "call", default)]
-    pub call: Option<OptionContract>,
+    pub call: Option<Box<OptionContract>>,
     #[serde(rename(deserialize = "Put"), alias = "put", default)]
-    pub put: Option<OptionContract>,
+    pub put: Option<Box<OptionContract>>,
 }
 
 /// One call or put of an option chain, with its greeks.
@@ -1469,7 +1469,7 @@ pub struct OptionContract {
     #[serde(default, deserialize_with = "read::string_opt")]
     pub osi_key: Option<String>,
     #[serde(rename(deserialize = "OptionGreeks"), alias = "optionGreeks", default)]
-    pub option_greeks: Option<OptionGreeks>,
+    pub option_greeks: Option<Box<OptionGreeks>>,
 }
 
 /// One option expiry date.
@@ -1666,7 +1666,7 @@ pub struct OrderDetail {
 #[serde(rename_all = "camelCase")]
 pub struct OrderInstrument {
     #[serde(rename(deserialize = "Product"), alias = "product", default)]
-    pub product: Option<Product>,
+    pub product: Option<Box<Product>>,
     #[serde(default, deserialize_with = "read::string_opt")]
     pub symbol_description: Option<String>,
     /// BUY, SELL, BUY_TO_COVER, SELL_SHORT, BUY_OPEN, BUY_CLOSE, SELL_OPEN, SELL_CLOSE, EXCHANGE.
@@ -1831,15 +1831,15 @@ pub struct BrokerPreview {
     )]
     pub preview_ids: Vec<PreviewIdEntry>,
     #[serde(rename(deserialize = "CashBpDetails"), alias = "cashBpDetails", default)]
-    pub cash_bp_details: Option<BuyingPowerDetails>,
+    pub cash_bp_details: Option<Box<BuyingPowerDetails>>,
     #[serde(rename(deserialize = "MarginBpDetails"), alias = "marginBpDetails", default)]
-    pub margin_bp_details: Option<BuyingPowerDetails>,
+    pub margin_bp_details: Option<Box<BuyingPowerDetails>>,
     #[serde(rename(deserialize = "DtBpDetails"), alias = "dtBpDetails", default)]
-    pub dt_bp_details: Option<BuyingPowerDetails>,
+    pub dt_bp_details: Option<Box<BuyingPowerDetails>>,
     #[serde(rename(deserialize = "Disclosure"), alias = "disclosure", default)]
-    pub disclosure: Option<OrderDisclosure>,
+    pub disclosure: Option<Box<OrderDisclosure>>,
     #[serde(rename(deserialize = "PortfolioMargin"), alias = "portfolioMargin", default)]
-    pub portfolio_margin: Option<PortfolioMarginImpact>,
+    pub portfolio_margin: Option<Box<PortfolioMarginImpact>>,
     /// Messages and warnings E*TRADE attached to the preview, unchanged (diagnostic data, never an instruction).
     #[serde(
         rename(deserialize = "Messages"),
@@ -1868,17 +1868,17 @@ pub struct PreviewIdEntry {
 #[serde(rename_all = "camelCase")]
 pub struct BuyingPowerDetails {
     #[serde(rename(deserialize = "Settled"), alias = "settled", default)]
-    pub settled: Option<BuyingPowerFigures>,
+    pub settled: Option<Box<BuyingPowerFigures>>,
     #[serde(
         rename(deserialize = "SettledUnsettled"),
         alias = "settledUnsettled",
         default
     )]
-    pub settled_unsettled: Option<BuyingPowerFigures>,
+    pub settled_unsettled: Option<Box<BuyingPowerFigures>>,
     #[serde(rename(deserialize = "Marginable"), alias = "marginable", default)]
-    pub marginable: Option<BuyingPowerFigures>,
+    pub marginable: Option<Box<BuyingPowerFigures>>,
     #[serde(rename(deserialize = "NonMarginable"), alias = "nonMarginable", default)]
-    pub non_marginable: Option<BuyingPowerFigures>,
+    pub non_marginable: Option<Box<BuyingPowerFigures>>,
 }
 
 /// Buying power before and after the order, as E*TRADE estimates it.
@@ -1967,7 +1967,7 @@ pub struct BrokerPlacement {
     )]
     pub order_ids: Vec<OrderIdEntry>,
     #[serde(rename(deserialize = "PortfolioMargin"), alias = "portfolioMargin", default)]
-    pub portfolio_margin: Option<PortfolioMarginImpact>,
+    pub portfolio_margin: Option<Box<PortfolioMarginImpact>>,
     #[serde(
         rename(deserialize = "Messages"),
         alias = "messageList",

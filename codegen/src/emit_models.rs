@@ -157,10 +157,14 @@ impl Walk {
                 quote! { Vec<#item> }
             }
         };
-        if n.nullable {
-            quote! { Option<#inner> }
-        } else {
-            inner
+        match &n.ty {
+            // Boxed: E*TRADE's optional views (a position's Quick, Complete, Performance, ...)
+            // would otherwise each take their whole size in every element of an array, and a
+            // 10,000-position page is read into one growing `Vec` (at 2,960 bytes a position
+            // unboxed, 72 MiB at its last doubling).
+            Ty::Object(_) if n.nullable => quote! { Option<Box<#inner>> },
+            _ if n.nullable => quote! { Option<#inner> },
+            _ => inner,
         }
     }
 }

@@ -338,22 +338,33 @@ impl Iterator for Spliced {
                         self.pieces.pop_front();
                         continue;
                     }
-                    let end = (*at + ESCAPED_CHUNK_BYTES).min(json.len());
-                    let mut out = Vec::with_capacity(end - *at + end - *at / 8 + 2);
-                    if *at == 0 {
-                        out.push(b'"');
-                    }
-                    escape_into(&json[*at..end], &mut out);
-                    if end == json.len() {
-                        out.push(b'"');
-                        *at = json.len() + 1;
-                    } else {
-                        *at = end;
-                    }
+                    let (out, next) = escaped_chunk(json, *at);
+                    *at = next;
                     return Some(Bytes::from(out));
                 }
             }
         }
+    }
+}
+
+/// The JSON string of `json` from byte `at` on, at most [`ESCAPED_CHUNK_BYTES`] of it
+/// escaped (the opening quote first, the closing one last), and where the next chunk starts
+/// (past the end once the closing quote is written). Its buffer is sized from the chunk
+/// alone: hyper queues several chunks before it writes them, so each must stay small.
+fn escaped_chunk(json: &[u8], at: usize) -> (Vec<u8>, usize) {
+    let end = at.saturating_add(ESCAPED_CHUNK_BYTES).min(json.len());
+    let len = end - at;
+    // An eighth more for escapes (a chunk with more grows once) and the two quotes.
+    let mut out = Vec::with_capacity(len + len / 8 + 2);
+    if at == 0 {
+        out.push(b'"');
+    }
+    escape_into(&json[at..end], &mut out);
+    if end == json.len() {
+        out.push(b'"');
+        (out, json.len() + 1)
+    } else {
+        (out, end)
     }
 }
 
@@ -558,6 +569,26 @@ mod tests {
             out.push(b'"');
             assert_eq!(String::from_utf8_lossy(&out), want, "split at {split}");
         }
+    }
+
+    /// hyper queues several chunks before writing them: a chunk's buffer sized from its
+    /// place in the text rather than its own length held tens of MiB of a big page at once.
+    #[test]
+    fn each_escaped_chunk_is_sized_from_the_chunk_alone() {
+        let json = vec![b'a'; ESCAPED_CHUNK_BYTES * 40 + 5];
+        let (mut at, mut whole) = (0, Vec::new());
+        while at <= json.len() {
+            let (chunk, next) = escaped_chunk(&json, at);
+            assert!(
+                chunk.capacity() <= ESCAPED_CHUNK_BYTES + ESCAPED_CHUNK_BYTES / 8 + 2,
+                "the chunk at {at} reserved {} bytes",
+                chunk.capacity()
+            );
+            whole.extend_from_slice(&chunk);
+            at = next;
+        }
+        let want = serde_json::to_vec(&String::from_utf8_lossy(&json)).unwrap_or_default();
+        assert_eq!(whole, want);
     }
 
     #[test]

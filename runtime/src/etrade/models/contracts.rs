@@ -165,13 +165,13 @@ mod tests {
     #[test]
     fn rows_keep_the_key_e_trade_gave_and_fill_the_one_it_left_out() {
         let mut leg = OrderInstrument {
-            product: Some(option()),
+            product: Some(Box::new(option())),
             ..Default::default()
         };
         leg.fill_osi_keys();
         assert_eq!(leg.osi_key.as_deref(), Some("AAPL--261224C00240000"));
         let mut given = OrderInstrument {
-            product: Some(option()),
+            product: Some(Box::new(option())),
             osi_key: Some("AAPL--261224C00245000".into()),
             ..Default::default()
         };
