@@ -374,7 +374,16 @@ fn escaped_chunk(json: &[u8], at: usize) -> (Vec<u8>, usize) {
 fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        // Eight bytes at a time while none of them needs an escape: most of a page.
+        if let Some(word) = bytes[i..].first_chunk::<8>()
+            && !any_needs_escape(u64::from_le_bytes(*word))
+        {
+            i += 8;
+            continue;
+        }
+        i += 1;
         let short = match b {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -386,7 +395,7 @@ fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
             0x00..=0x1F => b'u',
             _ => continue,
         };
-        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(&bytes[start..i - 1]);
         out.push(b'\\');
         out.push(short);
         if short == b'u' {
@@ -397,9 +406,20 @@ fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
                 HEX[usize::from(b & 15)],
             ]);
         }
-        start = i + 1;
+        start = i;
     }
     out.extend_from_slice(&bytes[start..]);
+}
+
+/// Whether any of the eight bytes of `word` is `"`, `\` or a control character (below
+/// 0x20): the bit tricks that find a byte below a bound, exact for the answer yes or no.
+fn any_needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    (below(word, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
 }
 
 /// An HTTP answer's body with every frame passed through [`HeldResults::splice`].
@@ -568,6 +588,21 @@ mod tests {
             escape_into(&text.as_bytes()[split..], &mut out);
             out.push(b'"');
             assert_eq!(String::from_utf8_lossy(&out), want, "split at {split}");
+        }
+    }
+
+    #[test]
+    fn escaping_finds_every_escape_wherever_it_falls_in_a_word() {
+        for c in ['"', '\\', '\n', '\u{1}', '\u{1f}', '\u{7f}', 'é', ' '] {
+            for at in 0..17 {
+                let mut text = "a".repeat(24);
+                text.insert(at, c);
+                let mut out = vec![b'"'];
+                escape_into(text.as_bytes(), &mut out);
+                out.push(b'"');
+                let want = serde_json::to_string(&text).unwrap_or_default();
+                assert_eq!(String::from_utf8_lossy(&out), want, "{c:?} at {at}");
+            }
         }
     }
 
