@@ -375,14 +375,20 @@ fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut start = 0;
     let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        // Eight bytes at a time while none of them needs an escape: most of a page.
-        if let Some(word) = bytes[i..].first_chunk::<8>()
-            && !any_needs_escape(u64::from_le_bytes(*word))
-        {
-            i += 8;
-            continue;
+    loop {
+        // Eight bytes at a time: past them all when none needs an escape, else straight to
+        // the first that does.
+        if let Some(word) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+            let flags = escape_flags(u64::from_le_bytes(*word));
+            if flags == 0 {
+                i += 8;
+                continue;
+            }
+            i += (flags.trailing_zeros() / 8) as usize;
         }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         i += 1;
         let short = match b {
             b'"' => b'"',
@@ -411,15 +417,17 @@ fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&bytes[start..]);
 }
 
-/// Whether any of the eight bytes of `word` is `"`, `\` or a control character (below
-/// 0x20): the bit tricks that find a byte below a bound, exact for the answer yes or no.
-fn any_needs_escape(word: u64) -> bool {
+/// The bytes of `word` (little-endian) that are `"`, `\` or a control character (below
+/// 0x20), as the high bit of each: zero when there is none. The bit tricks that find a byte
+/// below a bound can flag a byte above a true one, never below it, so the lowest flag is
+/// always a byte that needs an escape.
+fn escape_flags(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS;
     let quote = word ^ (ONES * u64::from(b'"'));
     let backslash = word ^ (ONES * u64::from(b'\\'));
-    (below(word, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
+    below(word, 0x20) | below(quote, 1) | below(backslash, 1)
 }
 
 /// An HTTP answer's body with every frame passed through [`HeldResults::splice`].
@@ -603,6 +611,29 @@ mod tests {
                 let want = serde_json::to_string(&text).unwrap_or_default();
                 assert_eq!(String::from_utf8_lossy(&out), want, "{c:?} at {at}");
             }
+        }
+    }
+
+    #[test]
+    fn escaping_matches_serde_json_on_mixed_text() {
+        let alphabet = [
+            'a', '"', '\\', '\n', '\u{2}', '\u{7f}', 'é', '✓', ' ', '{', '0',
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for len in 0..200 {
+            let text: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let mut out = vec![b'"'];
+            escape_into(text.as_bytes(), &mut out);
+            out.push(b'"');
+            let want = serde_json::to_string(&text).unwrap_or_default();
+            assert_eq!(String::from_utf8_lossy(&out), want, "{text:?}");
         }
     }
 
