@@ -103,8 +103,15 @@ impl HeldResults {
         };
         let count = self.issued.fetch_add(1, Ordering::Relaxed);
         let id = self.base.wrapping_add(u128::from(count));
-        let json = Bytes::from(std::mem::take(text).into_bytes());
-        *text = format!("{TEXT_MARKER_PREFIX}{id:032x}");
+        // A text shorter than one escaped chunk stays in the result for rmcp to escape (the
+        // same bytes, serde_json's escaping): only structuredContent is spliced.
+        let json = if text.len() < ESCAPED_CHUNK_BYTES {
+            Bytes::copy_from_slice(text.as_bytes())
+        } else {
+            let json = Bytes::from(std::mem::take(text).into_bytes());
+            *text = format!("{TEXT_MARKER_PREFIX}{id:032x}");
+            json
+        };
         let mut structured = serde_json::Map::with_capacity(1);
         structured.insert(JSON_MARKER_KEY.into(), Value::String(format!("{id:032x}")));
         result.structured_content = Some(Value::Object(structured));
@@ -546,6 +553,27 @@ mod tests {
         let want_frame = [b"id: 0/1\ndata: ".as_slice(), &want, b"\n\n"].concat();
         assert!(got == want_frame, "the spliced frame differs from rmcp's");
         assert_eq!(held.len(), 0, "a result written whole is no longer held");
+    }
+
+    #[test]
+    fn a_small_typed_result_is_written_byte_for_byte_as_rmcp_writes_it() {
+        let envelope = serde_json::json!({"data": {"note": "quote \" and ✓"}, "error": null});
+        let want = message(CallToolResult::structured(envelope.clone()));
+        let mut result = CallToolResult::success(vec![ContentBlock::text(envelope.to_string())]);
+        let held = HeldResults::new();
+        held.hold(&mut result);
+        assert!(
+            !is_marker(&result.content[0]),
+            "a short text stays in the result"
+        );
+        let spliced = held
+            .splice(&message(result))
+            .expect("the structured marker");
+        assert!(
+            written(spliced) == want,
+            "the spliced message differs from rmcp's"
+        );
+        assert_eq!(held.len(), 0);
     }
 
     #[test]
