@@ -10,11 +10,12 @@
 //! So every typed answer (a read's, a hand-written tool's output: `contract::envelope`
 //! writes its text straight from the typed value and builds no tree), and any result of
 //! [`HELD_FROM_BYTES`] or more, is kept here as the envelope's bytes, and rmcp is handed the
-//! same result with two short markers in place of the copies. Each transport ([`crate::mcp::http`], [`crate::mcp::stdio`])
-//! passes what rmcp writes through [`HeldResults::splice`], which puts the bytes where the
-//! markers are: once as they are, once escaped a chunk at a time. The message and the frame
-//! are never built whole, and what goes out is byte for byte what rmcp would have written
-//! for the same text.
+//! same result with two short markers in place of the copies (a text shorter than one
+//! escaped chunk stays in the result, for rmcp to escape; only structuredContent is a
+//! marker). Each transport ([`crate::mcp::http`], [`crate::mcp::stdio`]) passes what rmcp
+//! writes through [`HeldResults::splice`], which puts the bytes where the markers are: once
+//! as they are, once escaped a chunk at a time. The message and the frame are never built
+//! whole, and what goes out is byte for byte what rmcp would have written for the same text.
 //!
 //! A held result goes once it is written out whole. One whose writing broke off (or that
 //! was never written) is kept for [`KEPT_FOR`], as long as rmcp keeps a finished answer for
