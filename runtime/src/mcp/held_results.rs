@@ -634,11 +634,7 @@ mod tests {
             for at in 0..17 {
                 let mut text = "a".repeat(24);
                 text.insert(at, c);
-                let mut out = vec![b'"'];
-                escape_into(text.as_bytes(), &mut out);
-                out.push(b'"');
-                let want = serde_json::to_string(&text).unwrap_or_default();
-                assert_eq!(String::from_utf8_lossy(&out), want, "{c:?} at {at}");
+                assert_escapes_as_serde_json(&text);
             }
         }
     }
@@ -658,12 +654,16 @@ mod tests {
                     alphabet[(seed % alphabet.len() as u64) as usize]
                 })
                 .collect();
-            let mut out = vec![b'"'];
-            escape_into(text.as_bytes(), &mut out);
-            out.push(b'"');
-            let want = serde_json::to_string(&text).unwrap_or_default();
-            assert_eq!(String::from_utf8_lossy(&out), want, "{text:?}");
+            assert_escapes_as_serde_json(&text);
         }
+    }
+
+    fn assert_escapes_as_serde_json(text: &str) {
+        let mut out = vec![b'"'];
+        escape_into(text.as_bytes(), &mut out);
+        out.push(b'"');
+        let want = serde_json::to_string(text).unwrap_or_default();
+        assert_eq!(String::from_utf8_lossy(&out), want, "{text:?}");
     }
 
     /// hyper queues several chunks before writing them: a chunk's buffer sized from its
