@@ -323,8 +323,8 @@ const MAX_RESERVED_BODY: usize = 64 << 20;
 
 /// The answer's body as text, read into one buffer sized from its `Content-Length`: what
 /// `Response::text` gives (invalid UTF-8 replaced, nothing else changed) without its two
-/// whole copies, the chunks joined and then the text copied out of them, which for a
-/// 10,000-position page are 14 MiB more at the peak.
+/// whole copies (the chunks joined, then the text copied out of them), each of which lives
+/// beside the one before it: one body more at the peak, 10 MiB for a 10,000-position page.
 async fn whole_text(mut response: reqwest::Response) -> Result<String, reqwest::Error> {
     let reserve = response.content_length().map_or(0, |n| {
         usize::try_from(n)
