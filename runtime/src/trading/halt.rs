@@ -270,17 +270,7 @@ impl HaltRecords {
 
     /// The halt of `scope`, if there is one.
     pub fn read(&self, scope: &HaltScope) -> Result<Option<Halt>, HaltError> {
-        let path = self.path(scope);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(HaltError::Read { path, source }),
-        };
-        let halt = parse(&path, &bytes)?;
-        if &halt.scope != scope {
-            return Err(HaltError::WrongScope { path });
-        }
-        Ok(Some(halt))
+        read_record(&self.path(scope), scope)
     }
 
     /// Writes (or replaces) the record of `halt.scope`, owner-only and atomically.
@@ -354,6 +344,33 @@ impl HaltRecords {
     }
 }
 
+/// The halt recorded at `path` for `scope`, if there is one.
+fn read_record(path: &Path, scope: &HaltScope) -> Result<Option<Halt>, HaltError> {
+    // Every mutation and every `server_status` asks, and there is almost never a halt: a
+    // `stat` answers "absent" without the open file an `open` sets up and tears down. Any
+    // other answer goes on to the read, which reports its own error as before.
+    if std::fs::metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+        return Ok(None);
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(HaltError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let halt = parse(path, &bytes)?;
+    if &halt.scope != scope {
+        return Err(HaltError::WrongScope {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(Some(halt))
+}
+
 fn parse(path: &Path, bytes: &[u8]) -> Result<Halt, HaltError> {
     serde_json::from_slice(bytes).map_err(|source| HaltError::Corrupt {
         path: path.to_path_buf(),
@@ -377,8 +394,8 @@ fn remove_file(path: &Path) -> Result<(), HaltError> {
 /// applies to the very next mutation.
 #[derive(Debug, Clone)]
 pub struct HaltSwitch {
-    records: HaltRecords,
-    scope: HaltScope,
+    /// The `--all` record, then this profile's: the scopes with their files, joined once.
+    checked: [(HaltScope, PathBuf); 2],
 }
 
 /// The refusal: the halts in force (at least one).
@@ -401,20 +418,24 @@ impl HaltSwitch {
         environment: Environment,
         profile: &str,
     ) -> Result<HaltSwitch, HaltError> {
+        let records = HaltRecords::new(dir);
+        let profile = HaltScope::profile(environment, profile)?;
         Ok(HaltSwitch {
-            records: HaltRecords::new(dir),
-            scope: HaltScope::profile(environment, profile)?,
+            checked: [HaltScope::All, profile].map(|scope| {
+                let path = records.path(&scope);
+                (scope, path)
+            }),
         })
     }
 
     /// The halts in force now, the `--all` halt first. A record that cannot be read counts
     /// as a halt by `unknown`, dated by its file, whose reason says what is wrong with it.
     pub fn active(&self) -> Vec<Halt> {
-        [HaltScope::All, self.scope.clone()]
-            .into_iter()
-            .filter_map(|scope| match self.records.read(&scope) {
+        self.checked
+            .iter()
+            .filter_map(|(scope, path)| match read_record(path, scope) {
                 Ok(found) => found,
-                Err(e) => Some(self.unreadable(scope, &e)),
+                Err(e) => Some(unreadable(scope.clone(), path, &e)),
             })
             .collect()
     }
@@ -428,29 +449,30 @@ impl HaltSwitch {
             Err(Halted(active))
         }
     }
+}
 
-    fn unreadable(&self, scope: HaltScope, e: &HaltError) -> Halt {
-        tracing::warn!(error = %e, "an unreadable halt record counts as a halt");
-        let path = self.records.path(&scope);
-        let at = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| Timestamp::try_from(t).ok())
-            .unwrap_or_else(Timestamp::now);
-        let file = e.file_name().unwrap_or_else(|| scope.file_name());
-        let what = match e {
-            HaltError::Read { source, .. } => format!("cannot be read ({source})"),
-            HaltError::Corrupt { .. } => "is not valid".to_string(),
-            _ => "is for another scope".to_string(),
-        };
-        Halt {
-            scope,
-            by: UNKNOWN_USER.to_string(),
-            at: Timestamp::from_second(at.as_second()).unwrap_or(at),
-            reason: Some(format!(
-                "the halt record {file} in the state folder {what}; it counts as a halt until it is removed"
-            )),
-        }
+/// The halt an unreadable record at `path` counts as: by `unknown`, dated by its file,
+/// with a reason that says what is wrong with it.
+fn unreadable(scope: HaltScope, path: &Path, e: &HaltError) -> Halt {
+    tracing::warn!(error = %e, "an unreadable halt record counts as a halt");
+    let at = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| Timestamp::try_from(t).ok())
+        .unwrap_or_else(Timestamp::now);
+    let file = e.file_name().unwrap_or_else(|| scope.file_name());
+    let what = match e {
+        HaltError::Read { source, .. } => format!("cannot be read ({source})"),
+        HaltError::Corrupt { .. } => "is not valid".to_string(),
+        _ => "is for another scope".to_string(),
+    };
+    Halt {
+        scope,
+        by: UNKNOWN_USER.to_string(),
+        at: Timestamp::from_second(at.as_second()).unwrap_or(at),
+        reason: Some(format!(
+            "the halt record {file} in the state folder {what}; it counts as a halt until it is removed"
+        )),
     }
 }
 
@@ -636,6 +658,32 @@ mod tests {
         assert_eq!(removed.len(), 2);
         assert!(removed.iter().any(Result::is_err));
         assert_eq!(desk.check(), Ok(()));
+    }
+
+    #[test]
+    fn a_record_that_exists_but_is_no_file_fails_closed() {
+        // Only "not found" is an absent halt; a record the check can see but not read, or a
+        // state folder it cannot look into, is a halt.
+        let tmp = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(tmp.path().join("halt-all.json")).expect("dir");
+        let desk = switch(tmp.path(), Environment::Production, "live");
+        let refused = desk.check().expect_err("a folder in the record's place is a halt");
+        let reason = refused.0[0].reason.clone().unwrap_or_default();
+        assert!(reason.contains("cannot be read"), "{reason}");
+
+        let not_a_folder = tmp.path().join("state");
+        std::fs::write(&not_a_folder, b"").expect("file");
+        let desk = switch(&not_a_folder, Environment::Production, "live");
+        assert_eq!(desk.check().expect_err("unreadable folder").0.len(), 2);
+
+        // A halt made after a check is in force at the very next one: nothing is cached.
+        let fresh = tempfile::tempdir().expect("tempdir");
+        let desk = switch(fresh.path(), Environment::Production, "live");
+        assert_eq!(desk.check(), Ok(()));
+        HaltRecords::new(fresh.path())
+            .write(&Halt::new(HaltScope::All, "ann", at(), None).expect("halt"))
+            .expect("write");
+        assert_eq!(desk.check().expect_err("halted").0.len(), 1);
     }
 
     #[test]
