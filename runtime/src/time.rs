@@ -14,7 +14,26 @@ pub fn rfc3339(t: Timestamp) -> String {
     // Flooring keeps an instant before 1970 in its own second.
     let ms = t.as_millisecond();
     let cut = Timestamp::from_millisecond(ms).unwrap_or(t);
-    if ms.rem_euclid(1000) == 0 {
+    let whole = ms.rem_euclid(1000) == 0;
+    // jiff's own printer writes the same text several times faster than a format string
+    // (`server_status` writes a few per call), but only for four-digit years: it writes
+    // others as `+YYYYYY`.
+    if FOUR_DIGIT_YEARS.contains(&cut.as_second()) {
+        if whole {
+            format!("{cut}")
+        } else {
+            format!("{cut:.3}")
+        }
+    } else {
+        strftime_rfc3339(cut, whole)
+    }
+}
+
+/// 0000-01-01T00:00:00Z up to, not including, 10000-01-01T00:00:00Z, in seconds.
+const FOUR_DIGIT_YEARS: std::ops::Range<i64> = -62_167_219_200..253_402_300_800;
+
+fn strftime_rfc3339(cut: Timestamp, whole: bool) -> String {
+    if whole {
         cut.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
     } else {
         cut.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
@@ -35,6 +54,39 @@ mod tests {
         assert_eq!(at(1_760_702_400_123), "2025-10-17T12:00:00.123Z");
         assert_eq!(at(1_760_702_400_050), "2025-10-17T12:00:00.050Z");
         assert_eq!(at(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn the_printer_writes_what_the_format_string_writes() {
+        // Instants spread over jiff's whole range, half of them whole seconds.
+        let first = Timestamp::MIN.as_millisecond() + 1000;
+        let span = (253_402_207_200_000 - first) as u64;
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..20_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let mut ms = first + ((seed >> 11) % span) as i64;
+            if i % 2 == 0 {
+                ms -= ms.rem_euclid(1000);
+            }
+            let t = Timestamp::from_millisecond(ms).expect("in range");
+            assert_eq!(
+                rfc3339(t),
+                strftime_rfc3339(t, ms.rem_euclid(1000) == 0),
+                "{ms}"
+            );
+        }
+        for t in [
+            Timestamp::from_second(-62_167_219_201).expect("in range"),
+            Timestamp::from_second(-62_167_219_200).expect("in range"),
+            Timestamp::MAX,
+        ] {
+            let whole = t.as_millisecond().rem_euclid(1000) == 0;
+            assert_eq!(rfc3339(t), strftime_rfc3339(t, whole), "{t:?}");
+        }
+        let first: Timestamp = "0000-01-01T00:00:00Z".parse().expect("instant");
+        assert_eq!(rfc3339(first), "0000-01-01T00:00:00Z");
     }
 
     #[test]

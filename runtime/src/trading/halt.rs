@@ -667,7 +667,9 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(tmp.path().join("halt-all.json")).expect("dir");
         let desk = switch(tmp.path(), Environment::Production, "live");
-        let refused = desk.check().expect_err("a folder in the record's place is a halt");
+        let refused = desk
+            .check()
+            .expect_err("a folder in the record's place is a halt");
         let reason = refused.0[0].reason.clone().unwrap_or_default();
         assert!(reason.contains("cannot be read"), "{reason}");
 
