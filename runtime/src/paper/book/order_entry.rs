@@ -64,11 +64,8 @@ impl EntryBook for State {
         client_order_id: &str,
         except: &[i64],
     ) -> bool {
-        self.orders.values().any(|o| {
-            o.account_key == account_key
-                && o.client_order_id == client_order_id
-                && !except.contains(&o.order_id)
-        })
+        self.orders_with_client_id(account_key, client_order_id)
+            .any(|id| !except.contains(&id))
     }
 }
 

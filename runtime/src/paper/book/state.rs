@@ -8,7 +8,7 @@ mod records;
 mod store;
 mod v1;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::emulation::Instrument;
 
@@ -53,9 +53,59 @@ pub(crate) struct State {
     pub transactions: BTreeMap<i64, TransactionRec>,
     pub ledger: BTreeMap<u64, LedgerRec>,
     pub dirty: Dirty,
+    /// What order entry looks up in `orders` on every preview and placement, kept beside it
+    /// so that a long history is not walked each time.
+    order_index: OrderIndex,
     /// Previous values of the records written since the last commit, so a failed change
     /// is undone in O(records changed) instead of copying the whole book per change.
     pub(super) undo: Vec<Undo>,
+}
+
+/// The open orders and each account's client order ids, derived from `orders`: changed
+/// with every order written or put back, and built anew when the book is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct OrderIndex {
+    open: BTreeSet<i64>,
+    /// account key → client order id → the orders that carry it.
+    client_ids: HashMap<String, HashMap<String, BTreeSet<i64>>>,
+}
+
+impl OrderIndex {
+    fn of(orders: &BTreeMap<i64, OrderRec>) -> OrderIndex {
+        let mut index = OrderIndex::default();
+        for o in orders.values() {
+            index.add(o);
+        }
+        index
+    }
+
+    fn add(&mut self, o: &OrderRec) {
+        if o.status.is_open() {
+            self.open.insert(o.order_id);
+        }
+        self.client_ids
+            .entry(o.account_key.clone())
+            .or_default()
+            .entry(o.client_order_id.clone())
+            .or_default()
+            .insert(o.order_id);
+    }
+
+    fn remove(&mut self, o: &OrderRec) {
+        self.open.remove(&o.order_id);
+        let Some(of_account) = self.client_ids.get_mut(&o.account_key) else {
+            return;
+        };
+        if let Some(ids) = of_account.get_mut(&o.client_order_id) {
+            ids.remove(&o.order_id);
+            if ids.is_empty() {
+                of_account.remove(&o.client_order_id);
+            }
+        }
+        if of_account.is_empty() {
+            self.client_ids.remove(&o.account_key);
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +149,13 @@ impl State {
     pub fn committed(&mut self) {
         self.undo.clear();
         self.dirty = Dirty::default();
+        // Every test that changes the book checks that no path wrote `orders` around the index.
+        debug_assert_eq!(self.order_index, OrderIndex::of(&self.orders));
+    }
+
+    /// Builds the order index anew from `orders` (after the book was read from the file).
+    pub fn index_orders(&mut self) {
+        self.order_index = OrderIndex::of(&self.orders);
     }
 
     /// Puts back every record written since `begin` (and `meta`), newest first.
@@ -106,7 +163,15 @@ impl State {
         while let Some(u) = self.undo.pop() {
             match u {
                 Undo::Account(k, v) => restore(&mut self.accounts, k, v),
-                Undo::Order(k, v) => restore(&mut self.orders, k, v.map(|b| *b)),
+                Undo::Order(k, v) => {
+                    if let Some(now) = self.orders.get(&k) {
+                        self.order_index.remove(now);
+                    }
+                    if let Some(old) = &v {
+                        self.order_index.add(old);
+                    }
+                    restore(&mut self.orders, k, v.map(|b| *b));
+                }
                 Undo::Preview(k, v) => restore(&mut self.previews, k, v),
                 Undo::Position(k, v) => restore(&mut self.positions, k, v),
                 Undo::Transaction(k, v) => restore(&mut self.transactions, k, v),
@@ -115,6 +180,7 @@ impl State {
         }
         self.meta = meta;
         self.dirty = Dirty::default();
+        debug_assert_eq!(self.order_index, OrderIndex::of(&self.orders));
     }
 
     pub fn put_account(&mut self, a: AccountRec) {
@@ -130,6 +196,10 @@ impl State {
             let old = self.orders.get(&o.order_id).cloned().map(Box::new);
             self.undo.push(Undo::Order(o.order_id, old));
         }
+        if let Some(old) = self.orders.get(&o.order_id) {
+            self.order_index.remove(old);
+        }
+        self.order_index.add(&o);
         self.orders.insert(o.order_id, o);
     }
 
@@ -214,8 +284,27 @@ impl State {
             .find(|p| p.account_key == account_key && &p.instrument == instrument)
     }
 
+    /// The working orders, by order id.
     pub fn open_orders(&self) -> impl Iterator<Item = &OrderRec> {
-        self.orders.values().filter(|o| o.status.is_open())
+        self.order_index
+            .open
+            .iter()
+            .filter_map(|id| self.orders.get(id))
+    }
+
+    /// The orders of `account_key` that carry `client_order_id`.
+    pub fn orders_with_client_id<'a>(
+        &'a self,
+        account_key: &str,
+        client_order_id: &str,
+    ) -> impl Iterator<Item = i64> + 'a {
+        self.order_index
+            .client_ids
+            .get(account_key)
+            .and_then(|of_account| of_account.get(client_order_id))
+            .into_iter()
+            .flatten()
+            .copied()
     }
 
     /// Marks every record dirty (a reset or the first open writes everything).

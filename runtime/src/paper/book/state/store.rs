@@ -195,6 +195,7 @@ pub(crate) fn load(db: &Database) -> Result<Option<State>, PaperError> {
             }
         }
     }
+    state.index_orders();
     Ok(meta.map(|meta| State { meta, ..state }))
 }
 

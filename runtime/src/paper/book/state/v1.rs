@@ -46,10 +46,8 @@ fn read(txn: &WriteTransaction) -> Result<Option<State>, PaperError> {
         };
         decode("meta", json.value())?
     };
-    let mut state = State {
-        meta,
-        ..State::default()
-    };
+    let mut state = State::default();
+    state.meta = meta;
     for row in txn
         .open_table(ACCOUNTS)
         .map_err(store_err)?
@@ -87,6 +85,7 @@ fn read(txn: &WriteTransaction) -> Result<Option<State>, PaperError> {
         let e: super::LedgerRec = decode("ledger", v.value())?;
         state.ledger.insert(e.entry_id, e);
     }
+    state.index_orders();
     Ok(Some(state))
 }
 

@@ -202,3 +202,31 @@ fn busy_when_another_process_keeps_the_file() {
     placed(&a, &margin, &eq("AAPL", "BUY", 1, "MARKET", None));
     assert_eq!(cash(&a, &margin), d("99900"));
 }
+
+#[test]
+fn a_client_order_id_used_on_one_book_is_taken_on_the_other() {
+    let (dir, a, market, margin, ira) = setup();
+    let tk = eq("AAPL", "BUY", 1, "MARKET", None);
+    placed(&a, &margin, &tk);
+    thread::sleep(PAST_IDLE);
+    // B reads the book from the file: its lookups must know A's order.
+    let b = open(&dir.path().join("paper.redb"), market);
+    let again = eq("MSFT", "BUY", 1, "MARKET", None);
+    let again = Ticket {
+        client: tk.client.clone(),
+        ..again
+    };
+    assert_eq!(
+        code_of(
+            submit(&b, &margin, &again, None)
+                .err()
+                .unwrap_or(PaperError::Empty)
+        ),
+        codes::DUPLICATE_CLIENT_ORDER_ID
+    );
+    // The id is the account's: another account may use it.
+    placed(&b, &ira, &again);
+    // A refused placement left nothing behind: a fresh id still goes through on both.
+    placed(&b, &margin, &eq("MSFT", "BUY", 1, "MARKET", None));
+    placed(&a, &margin, &eq("MSFT", "BUY", 1, "MARKET", None));
+}
