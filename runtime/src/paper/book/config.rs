@@ -69,8 +69,7 @@ pub(super) fn seed(
     mut meta: state::Meta,
 ) -> Result<State, PaperError> {
     meta.last_eval = Some(now);
-    let mut s = State::default();
-    s.meta = meta;
+    let mut s = State::with_meta(meta);
     let mut numbers = Vec::new();
     for (seq, a) in config.accounts.iter().enumerate() {
         let key = account_key(&a.name);

@@ -136,6 +136,14 @@ fn next<T: Copy + std::ops::Add<Output = T> + From<u8>>(counter: &mut T) -> T {
 }
 
 impl State {
+    /// An empty book with these counters and clock.
+    pub fn with_meta(meta: Meta) -> State {
+        State {
+            meta,
+            ..State::default()
+        }
+    }
+
     pub fn touch_meta(&mut self) {
         self.dirty.meta = true;
     }

@@ -46,8 +46,7 @@ fn read(txn: &WriteTransaction) -> Result<Option<State>, PaperError> {
         };
         decode("meta", json.value())?
     };
-    let mut state = State::default();
-    state.meta = meta;
+    let mut state = State::with_meta(meta);
     for row in txn
         .open_table(ACCOUNTS)
         .map_err(store_err)?
