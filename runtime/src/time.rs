@@ -17,7 +17,7 @@ pub fn rfc3339(t: Timestamp) -> String {
     let whole = ms.rem_euclid(1000) == 0;
     // jiff's own printer writes the same text several times faster than a format string
     // (`server_status` writes a few per call), but only for four-digit years: it writes
-    // others as `+YYYYYY`.
+    // others with a sign and six digits.
     if FOUR_DIGIT_YEARS.contains(&cut.as_second()) {
         if whole {
             format!("{cut}")
