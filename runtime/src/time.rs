@@ -15,7 +15,7 @@ pub fn rfc3339(t: Timestamp) -> String {
     let ms = t.as_millisecond();
     let cut = Timestamp::from_millisecond(ms).unwrap_or(t);
     let whole = ms.rem_euclid(1000) == 0;
-    // jiff's own printer writes the same text several times faster than a format string
+    // jiff's own printer writes the same text without reading a format string at each call
     // (`server_status` writes a few per call), but only for four-digit years: it writes
     // others with a sign and six digits.
     if FOUR_DIGIT_YEARS.contains(&cut.as_second()) {
