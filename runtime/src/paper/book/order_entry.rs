@@ -107,12 +107,11 @@ pub(super) fn preview_op(
     let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     let bp = engine::buying_power(s, ctx, account_key, change_of, now);
     let reserve = engine::reserved(s, account_key, change_of);
-    let stale: Vec<i64> = s
-        .previews
-        .values()
-        .filter(|p| now.duration_since(p.created_at) > PREVIEW_RETENTION)
-        .map(|p| p.preview_id)
-        .collect();
+    // A time before every preview has no preview older than the retention before it.
+    let stale = match now.checked_sub(PREVIEW_RETENTION) {
+        Ok(cutoff) => s.previews_created_before(cutoff),
+        Err(_) => Vec::new(),
+    };
     for id in stale {
         s.remove_preview(id);
     }

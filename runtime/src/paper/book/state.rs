@@ -10,6 +10,8 @@ mod v1;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use jiff::Timestamp;
+
 use crate::emulation::Instrument;
 
 pub(crate) use self::records::{
@@ -53,30 +55,47 @@ pub(crate) struct State {
     pub transactions: BTreeMap<i64, TransactionRec>,
     pub ledger: BTreeMap<u64, LedgerRec>,
     pub dirty: Dirty,
-    /// What order entry looks up in `orders` on every preview and placement, kept beside it
-    /// so that a long history is not walked each time.
-    order_index: OrderIndex,
+    /// What order entry looks up in `orders` and `previews` on every preview and placement,
+    /// kept beside them so that a long history is not walked each time.
+    index: BookIndex,
     /// Previous values of the records written since the last commit, so a failed change
     /// is undone in O(records changed) instead of copying the whole book per change.
     pub(super) undo: Vec<Undo>,
 }
 
-/// The open orders and each account's client order ids, derived from `orders`: changed
-/// with every order written or put back, and built anew when the book is read.
+/// The open orders, each account's client order ids and the previews by age, derived from
+/// `orders` and `previews`: changed with every order or preview written or put back, and
+/// built anew when the book is read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct OrderIndex {
+struct BookIndex {
     open: BTreeSet<i64>,
     /// account key → client order id → the orders that carry it.
     client_ids: HashMap<String, HashMap<String, BTreeSet<i64>>>,
+    /// (created at, preview id) of every preview, oldest first.
+    preview_ages: BTreeSet<(Timestamp, i64)>,
 }
 
-impl OrderIndex {
-    fn of(orders: &BTreeMap<i64, OrderRec>) -> OrderIndex {
-        let mut index = OrderIndex::default();
+impl BookIndex {
+    fn of(orders: &BTreeMap<i64, OrderRec>, previews: &BTreeMap<i64, PreviewRec>) -> BookIndex {
+        let mut index = BookIndex::default();
         for o in orders.values() {
             index.add(o);
         }
+        for p in previews.values() {
+            index.preview_ages.insert((p.created_at, p.preview_id));
+        }
         index
+    }
+
+    /// Moves the preview index from `old` (the record replaced, if any) to `new` (the one
+    /// written, if any).
+    fn replace_preview(&mut self, old: Option<&PreviewRec>, new: Option<&PreviewRec>) {
+        if let Some(p) = old {
+            self.preview_ages.remove(&(p.created_at, p.preview_id));
+        }
+        if let Some(p) = new {
+            self.preview_ages.insert((p.created_at, p.preview_id));
+        }
     }
 
     fn add(&mut self, o: &OrderRec) {
@@ -157,13 +176,15 @@ impl State {
     pub fn committed(&mut self) {
         self.undo.clear();
         self.dirty = Dirty::default();
-        // Every test that changes the book checks that no path wrote `orders` around the index.
-        debug_assert_eq!(self.order_index, OrderIndex::of(&self.orders));
+        // Every test that changes the book checks that no path wrote `orders` or `previews`
+        // around the index.
+        debug_assert_eq!(self.index, BookIndex::of(&self.orders, &self.previews));
     }
 
-    /// Builds the order index anew from `orders` (after the book was read from the file).
-    pub fn index_orders(&mut self) {
-        self.order_index = OrderIndex::of(&self.orders);
+    /// Builds the index anew from `orders` and `previews` (after the book was read from the
+    /// file).
+    pub fn index_book(&mut self) {
+        self.index = BookIndex::of(&self.orders, &self.previews);
     }
 
     /// Puts back every record written since `begin` (and `meta`), newest first.
@@ -173,14 +194,18 @@ impl State {
                 Undo::Account(k, v) => restore(&mut self.accounts, k, v),
                 Undo::Order(k, v) => {
                     if let Some(now) = self.orders.get(&k) {
-                        self.order_index.remove(now);
+                        self.index.remove(now);
                     }
                     if let Some(old) = &v {
-                        self.order_index.add(old);
+                        self.index.add(old);
                     }
                     restore(&mut self.orders, k, v.map(|b| *b));
                 }
-                Undo::Preview(k, v) => restore(&mut self.previews, k, v),
+                Undo::Preview(k, v) => {
+                    self.index
+                        .replace_preview(self.previews.get(&k), v.as_ref());
+                    restore(&mut self.previews, k, v);
+                }
                 Undo::Position(k, v) => restore(&mut self.positions, k, v),
                 Undo::Transaction(k, v) => restore(&mut self.transactions, k, v),
                 Undo::Ledger(k, v) => restore(&mut self.ledger, k, v),
@@ -188,7 +213,7 @@ impl State {
         }
         self.meta = meta;
         self.dirty = Dirty::default();
-        debug_assert_eq!(self.order_index, OrderIndex::of(&self.orders));
+        debug_assert_eq!(self.index, BookIndex::of(&self.orders, &self.previews));
     }
 
     pub fn put_account(&mut self, a: AccountRec) {
@@ -205,9 +230,9 @@ impl State {
             self.undo.push(Undo::Order(o.order_id, old));
         }
         if let Some(old) = self.orders.get(&o.order_id) {
-            self.order_index.remove(old);
+            self.index.remove(old);
         }
-        self.order_index.add(&o);
+        self.index.add(&o);
         self.orders.insert(o.order_id, o);
     }
 
@@ -216,6 +241,8 @@ impl State {
             let old = self.previews.get(&p.preview_id).cloned();
             self.undo.push(Undo::Preview(p.preview_id, old));
         }
+        self.index
+            .replace_preview(self.previews.get(&p.preview_id), Some(&p));
         self.previews.insert(p.preview_id, p);
     }
 
@@ -224,7 +251,17 @@ impl State {
             let old = self.previews.get(&id).cloned();
             self.undo.push(Undo::Preview(id, old));
         }
+        self.index.replace_preview(self.previews.get(&id), None);
         self.previews.remove(&id);
+    }
+
+    /// The previews created before `cutoff`, oldest first.
+    pub fn previews_created_before(&self, cutoff: Timestamp) -> Vec<i64> {
+        self.index
+            .preview_ages
+            .range(..(cutoff, i64::MIN))
+            .map(|&(_, id)| id)
+            .collect()
     }
 
     /// Stores the position, or removes it when it has no lots left.
@@ -294,10 +331,7 @@ impl State {
 
     /// The working orders, by order id.
     pub fn open_orders(&self) -> impl Iterator<Item = &OrderRec> {
-        self.order_index
-            .open
-            .iter()
-            .filter_map(|id| self.orders.get(id))
+        self.index.open.iter().filter_map(|id| self.orders.get(id))
     }
 
     /// The orders of `account_key` that carry `client_order_id`.
@@ -306,7 +340,7 @@ impl State {
         account_key: &str,
         client_order_id: &str,
     ) -> impl Iterator<Item = i64> + 'a {
-        self.order_index
+        self.index
             .client_ids
             .get(account_key)
             .and_then(|of_account| of_account.get(client_order_id))

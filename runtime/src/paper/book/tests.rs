@@ -687,6 +687,46 @@ fn place_needs_a_matching_unused_preview() {
 }
 
 #[test]
+fn previews_older_than_a_day_are_dropped_with_the_next_preview() {
+    let (dir, book, market, margin, _ira) = setup();
+    let preview = |book: &PaperBook| {
+        let tk = eq("AAPL", "BUY", 1, "LIMIT", Some("90"));
+        preview_id(
+            &book
+                .preview(&margin, &preview_body(&tk), None)
+                .unwrap_or_else(|e| panic!("{e}")),
+        )
+    };
+    let kept =
+        |book: &PaperBook| -> Vec<i64> { book.snapshot().previews.keys().copied().collect() };
+    let first = preview(&book);
+    // Exactly a day old is not older than a day.
+    book.advance(SignedDuration::from_hours(24))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let second = preview(&book);
+    assert_eq!(kept(&book), vec![first, second]);
+    book.advance(SignedDuration::from_nanos(1))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let third = preview(&book);
+    assert_eq!(kept(&book), vec![second, third]);
+
+    // A preview whose commit fails drops nothing.
+    book.advance(SignedDuration::from_hours(24))
+        .unwrap_or_else(|e| panic!("{e}"));
+    book.fail_next_commit();
+    let tk = eq("AAPL", "BUY", 1, "LIMIT", Some("90"));
+    assert!(book.preview(&margin, &preview_body(&tk), None).is_err());
+    assert_eq!(kept(&book), vec![second, third]);
+
+    // A book read from the file drops the same ones.
+    drop(book);
+    let book = open(&dir.path().join("paper.redb"), market);
+    assert_eq!(kept(&book), vec![second, third]);
+    let fourth = preview(&book);
+    assert_eq!(kept(&book), vec![third, fourth]);
+}
+
+#[test]
 fn good_for_day_expires_after_the_close() {
     let (_dir, book, _m, margin, _ira) = setup();
     let mut tk = eq("AAPL", "BUY", 10, "LIMIT", Some("90"));

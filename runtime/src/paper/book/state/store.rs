@@ -195,7 +195,7 @@ pub(crate) fn load(db: &Database) -> Result<Option<State>, PaperError> {
             }
         }
     }
-    state.index_orders();
+    state.index_book();
     Ok(meta.map(|meta| State { meta, ..state }))
 }
 

@@ -84,7 +84,7 @@ fn read(txn: &WriteTransaction) -> Result<Option<State>, PaperError> {
         let e: super::LedgerRec = decode("ledger", v.value())?;
         state.ledger.insert(e.entry_id, e);
     }
-    state.index_orders();
+    state.index_book();
     Ok(Some(state))
 }
 
