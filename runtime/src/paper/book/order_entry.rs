@@ -107,7 +107,7 @@ pub(super) fn preview_op(
     let (est, _) = engine::check_order(s, ctx, account_key, &req, change_of, now)?;
     let bp = engine::buying_power(s, ctx, account_key, change_of, now);
     let reserve = engine::reserved(s, account_key, change_of);
-    // A time before every preview has no preview older than the retention before it.
+    // Within a day of the earliest time there is, no preview can be a day old.
     let stale = match now.checked_sub(PREVIEW_RETENTION) {
         Ok(cutoff) => s.previews_created_before(cutoff),
         Err(_) => Vec::new(),

@@ -79,7 +79,7 @@ impl BookIndex {
     fn of(orders: &BTreeMap<i64, OrderRec>, previews: &BTreeMap<i64, PreviewRec>) -> BookIndex {
         let mut index = BookIndex::default();
         for o in orders.values() {
-            index.add(o);
+            index.add_order(o);
         }
         for p in previews.values() {
             index.preview_ages.insert((p.created_at, p.preview_id));
@@ -98,7 +98,7 @@ impl BookIndex {
         }
     }
 
-    fn add(&mut self, o: &OrderRec) {
+    fn add_order(&mut self, o: &OrderRec) {
         if o.status.is_open() {
             self.open.insert(o.order_id);
         }
@@ -110,7 +110,7 @@ impl BookIndex {
             .insert(o.order_id);
     }
 
-    fn remove(&mut self, o: &OrderRec) {
+    fn remove_order(&mut self, o: &OrderRec) {
         self.open.remove(&o.order_id);
         let Some(of_account) = self.client_ids.get_mut(&o.account_key) else {
             return;
@@ -194,10 +194,10 @@ impl State {
                 Undo::Account(k, v) => restore(&mut self.accounts, k, v),
                 Undo::Order(k, v) => {
                     if let Some(now) = self.orders.get(&k) {
-                        self.index.remove(now);
+                        self.index.remove_order(now);
                     }
                     if let Some(old) = &v {
-                        self.index.add(old);
+                        self.index.add_order(old);
                     }
                     restore(&mut self.orders, k, v.map(|b| *b));
                 }
@@ -230,9 +230,9 @@ impl State {
             self.undo.push(Undo::Order(o.order_id, old));
         }
         if let Some(old) = self.orders.get(&o.order_id) {
-            self.index.remove(old);
+            self.index.remove_order(old);
         }
-        self.index.add(&o);
+        self.index.add_order(&o);
         self.orders.insert(o.order_id, o);
     }
 
