@@ -82,7 +82,7 @@ impl BookIndex {
             index.add_order(o);
         }
         for p in previews.values() {
-            index.preview_ages.insert((p.created_at, p.preview_id));
+            index.replace_preview(None, Some(p));
         }
         index
     }
