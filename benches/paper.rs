@@ -9,6 +9,8 @@
 //! Run: `cargo bench --bench paper` (env `BENCH_ITERS`, default 500). The last line is a
 //! `REPORT` summary line for `benches/run-all`.
 
+#[path = "support/rounds.rs"]
+mod rounds;
 #[path = "support/report.rs"]
 mod summary;
 
@@ -18,10 +20,6 @@ use runtime::paper::market::SimulatedMarket;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Both sides run in this many alternating rounds, so that a slow spell of the disk falls on
-/// both alike rather than on whichever side it happened to meet.
-const ROUNDS: usize = 10;
 
 const RECORDS: TableDefinition<u64, &[u8]> = TableDefinition::new("records");
 
@@ -89,11 +87,12 @@ fn main() {
     place(20);
     bare(20);
     let (mut p, mut b) = (Duration::ZERO, Duration::ZERO);
-    for _ in 0..ROUNDS {
-        b += bare(iters / ROUNDS);
-        p += place(iters / ROUNDS);
+    let (rounds, each) = rounds::split(iters);
+    for _ in 0..rounds {
+        b += bare(each);
+        p += place(each);
     }
-    let total = (iters / ROUNDS * ROUNDS) as f64;
+    let total = (rounds * each) as f64;
     println!(
         "paper preview+place (filled, durable): {:>8.1} placements/s  {:.3} ms each",
         total / p.as_secs_f64(),

@@ -11,6 +11,8 @@
 //! Run: `cargo bench --bench trading` (env `BENCH_ITERS`, default 300). The last lines are
 //! `REPORT` summary lines for `benches/run-all`.
 
+#[path = "support/rounds.rs"]
+mod rounds;
 #[path = "support/report.rs"]
 mod summary;
 
@@ -23,10 +25,6 @@ use runtime::trading::store::{PreviewClaim, TradingStore};
 use runtime::trading::*;
 use rust_decimal::Decimal;
 use std::time::{Duration, Instant};
-
-/// Both sides run in this many alternating rounds, so that a slow spell of the disk falls on
-/// both alike rather than on whichever side it happened to meet.
-const ROUNDS: usize = 10;
 
 const RECORDS: TableDefinition<u64, &[u8]> = TableDefinition::new("records");
 
@@ -163,12 +161,13 @@ fn main() {
     journaled(10);
     let mut b = Duration::ZERO;
     let mut j = Duration::ZERO;
-    for _ in 0..ROUNDS {
-        b += bare(iters / ROUNDS);
-        j += journaled(iters / ROUNDS);
+    let (rounds, each) = rounds::split(iters);
+    for _ in 0..rounds {
+        b += bare(each);
+        j += journaled(each);
     }
-    let per = |d: Duration| d / (iters / ROUNDS * ROUNDS) as u32;
-    let rate = |d: Duration| (iters / ROUNDS * ROUNDS) as f64 / d.as_secs_f64();
+    let per = |d: Duration| d / (rounds * each) as u32;
+    let rate = |d: Duration| (rounds * each) as f64 / d.as_secs_f64();
     println!(
         "journaled placements (claim + outcome):                     {:>8.1}/s  {:?} each",
         rate(j),
