@@ -24,7 +24,7 @@ impl PaperBook {
             meta.offset_nanos = 0;
             meta.generation = meta.generation.wrapping_add(1);
             let mut fresh = seed(&self.config, cash, (self.clock)(), meta)?;
-            state::save(db, &fresh, true)?;
+            state::save(db, &mut fresh, true)?;
             fresh.dirty = Dirty::default();
             inner.state = fresh;
             Ok(())

@@ -227,7 +227,7 @@ fn load_or_seed(db: &Database, config: &PaperConfig, clock: &Clock) -> Result<St
         Some(s) => Ok(s),
         None => {
             let mut s = seed(config, None, clock(), state::Meta::default())?;
-            state::save(db, &s, false)?;
+            state::save(db, &mut s, false)?;
             s.dirty = Dirty::default();
             Ok(s)
         }
@@ -255,5 +255,5 @@ fn commit(db: &Database, inner: &mut Inner) -> Result<(), PaperError> {
     if std::mem::take(&mut inner.fail_next_commit) {
         return Err(PaperError::Store("the commit failed (test)".into()));
     }
-    state::save(db, &inner.state, false)
+    state::save(db, &mut inner.state, false)
 }

@@ -1,8 +1,8 @@
 //! The whole book in memory, and the change in progress: which records it wrote (written
 //! at commit) and their previous values (put back when it fails). The whole book is loaded
 //! at open (and again when another process changed it) and kept in memory, and every state
-//! change appends the records it touched to the file's log in one write transaction. The
-//! records are in `records`, the file in `store`, the first format (migrated) in `v1`.
+//! change writes the records it touched to the file in one write transaction. The records
+//! are in `records`, the file in `store`, the first format (migrated) in `v1`.
 
 mod records;
 mod store;
@@ -33,6 +33,27 @@ pub(crate) struct Dirty {
 }
 
 impl Dirty {
+    /// How many records (the meta record aside).
+    pub fn records(&self) -> usize {
+        self.accounts.len()
+            + self.orders.len()
+            + self.previews.len()
+            + self.positions.len()
+            + self.transactions.len()
+            + self.ledger.len()
+    }
+
+    /// Adds `other`'s keys to these.
+    pub fn absorb(&mut self, other: &Dirty) {
+        self.meta |= other.meta;
+        self.accounts.extend(other.accounts.iter().cloned());
+        self.orders.extend(&other.orders);
+        self.previews.extend(&other.previews);
+        self.positions.extend(&other.positions);
+        self.transactions.extend(&other.transactions);
+        self.ledger.extend(&other.ledger);
+    }
+
     pub fn is_empty(&self) -> bool {
         !self.meta
             && self.accounts.is_empty()
@@ -55,6 +76,9 @@ pub(crate) struct State {
     pub transactions: BTreeMap<i64, TransactionRec>,
     pub ledger: BTreeMap<u64, LedgerRec>,
     pub dirty: Dirty,
+    /// The records the file's log holds (written since its last fold), which the next fold
+    /// writes to the book's table: kept by `store::save` and `store::load`.
+    pub(crate) unfolded: Dirty,
     /// What order entry looks up in `orders` and `previews` on every preview and placement,
     /// kept beside them so that a long history is not walked each time.
     index: BookIndex,

@@ -1,45 +1,63 @@
-//! The book's redb file: one log of records, making the file current (a new file's tables,
-//! the migration of the first format), loading the whole book, and appending the records a
-//! change touched in one write transaction.
+//! The book's redb file: the records as of the last fold, a short log of the changes since,
+//! making the file current (a new file's tables, the migration of older formats), loading the
+//! whole book, and writing the records a change touched in one write transaction.
 //!
-//! Every commit appends the records it wrote to the table `paper_log` (key: a sequence
-//! number), the book's meta record last; a record's latest version wins at load, and a
-//! removal is a record too. A placement's commit thus writes the tail of one B-tree (one or
-//! two leaves and the branches above them) where one row per table cost a leaf in each of
-//! seven. When the log holds more than twice the live records (plus some slack), the commit
-//! rewrites it with the live records only, so it stays within about twice the book.
+//! A commit appends the records it wrote to the table `paper_log` (key: a sequence number),
+//! the book's meta record last; a removal is a record too. When a commit would take the log
+//! past [`LOG_LIMIT`] rows, it folds the log instead: every record written since the last fold
+//! goes to the table `paper_book` (key: the record's kind and id) or leaves it, and the log
+//! starts again with the meta record. The log thus stays a B-tree of one or two levels, so a
+//! commit rewrites its tail and one branch, however long the book's history; the book's
+//! table, as tall as the book makes it, is written once per fold. Loading reads the book's
+//! table, then replays the log over it.
 //!
 //! The format version is in the table `paper_meta`, the name the first format used for its
 //! meta record with another value type: an older etrade opening a migrated file fails on the
-//! type instead of seeding a new book beside the log.
+//! type (or on the version) instead of seeding a new book beside the log.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Display;
 
 use redb::{
     Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition, TableHandle,
+    WriteTransaction,
 };
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AccountRec, LedgerRec, Meta, OrderRec, PositionRec, PreviewRec, State, TransactionRec, v1,
+    AccountRec, Dirty, LedgerRec, Meta, OrderRec, PositionRec, PreviewRec, State, TransactionRec,
+    v1,
 };
 use crate::paper::book::PaperError;
 
 pub(super) const LOG: TableDefinition<u64, &str> = TableDefinition::new("paper_log");
+const BOOK: TableDefinition<&[u8], &str> = TableDefinition::new("paper_book");
 const FORMAT: TableDefinition<&str, u64> = TableDefinition::new("paper_meta");
 const FORMAT_KEY: &str = "format";
-const VERSION: u64 = 2;
+/// 2 kept the whole book in the log (compacted now and then); 3 folds it into `paper_book`.
+/// A format-2 file is a format-3 file whose book table is empty, so it is migrated by the
+/// version alone, and its first commit folds its log.
+const VERSION: u64 = 3;
+const LOG_ONLY_VERSION: u64 = 2;
 
-/// Rows the log may hold beyond twice the live records before a commit compacts it: a
-/// small book is not rewritten every few commits.
-const LOG_SLACK: u64 = 1024;
+/// The most rows the log holds: a commit that would pass it folds the log into the book's
+/// table. At about 350 bytes a row, 512 rows keep the log's tree at two levels (a root and
+/// its leaves); folds come every 40 or so placements.
+const LOG_LIMIT: u64 = 512;
+
+/// The first byte of a record's key in the book's table: its kind.
+const ACCOUNT_TAG: u8 = b'a';
+const ORDER_TAG: u8 = b'o';
+const PREVIEW_TAG: u8 = b'p';
+const POSITION_TAG: u8 = b's';
+const TRANSACTION_TAG: u8 = b't';
+const LEDGER_TAG: u8 = b'l';
 
 pub(crate) fn store_err(e: impl Display) -> PaperError {
     PaperError::Store(e.to_string())
 }
 
-/// One row of the log, as written.
+/// One row of the log or of the book's table, as written.
 #[derive(Serialize)]
 #[serde(rename_all = "snake_case")]
 enum RowRef<'a> {
@@ -58,7 +76,7 @@ enum RowRef<'a> {
     LedgerGone(u64),
 }
 
-/// One row of the log, as read ([`RowRef`]'s twin).
+/// One row of the log or of the book's table, as read ([`RowRef`]'s twin).
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Row {
@@ -83,35 +101,85 @@ fn decode_row(json: &str) -> Result<Row, PaperError> {
         .map_err(|_| PaperError::Store("a record of the paper book could not be read".into()))
 }
 
+fn encode_row(row: &RowRef<'_>) -> Result<String, PaperError> {
+    serde_json::to_string(row).map_err(store_err)
+}
+
+/// A record's id as the book's table keys it, after its kind's tag: big-endian, so records
+/// of one kind sort by id and new ones go to the end of their kind's range.
+trait BookKey {
+    fn book_key(&self, tag: u8) -> Vec<u8>;
+}
+
+impl BookKey for i64 {
+    fn book_key(&self, tag: u8) -> Vec<u8> {
+        // The sign bit flipped, so negative ids (none are made) would still sort first.
+        let mut key = vec![tag];
+        key.extend_from_slice(&((*self as u64) ^ (1 << 63)).to_be_bytes());
+        key
+    }
+}
+
+impl BookKey for u64 {
+    fn book_key(&self, tag: u8) -> Vec<u8> {
+        let mut key = vec![tag];
+        key.extend_from_slice(&self.to_be_bytes());
+        key
+    }
+}
+
+impl BookKey for String {
+    fn book_key(&self, tag: u8) -> Vec<u8> {
+        let mut key = vec![tag];
+        key.extend_from_slice(self.as_bytes());
+        key
+    }
+}
+
 /// Makes the file current, in one write transaction: a new file gets the tables, a file in
-/// the first format is migrated (its book copied into the log, its tables deleted). A
-/// current file is only read. Processes open the file one at a time (the lease), so the
-/// first to open it migrates and the others find it done.
+/// the first format is migrated (its book copied into the book's table, its tables deleted),
+/// a file in format 2 gets the book's table and the new version. A current file is only
+/// read. Processes open the file one at a time (the lease), so the first to open it
+/// migrates and the others find it done.
 pub(crate) fn prepare(db: &Database) -> Result<(), PaperError> {
     {
         let txn = db.begin_read().map_err(store_err)?;
         if has_table(txn.list_tables().map_err(store_err)?, LOG.name()) {
             let format = txn.open_table(FORMAT).map_err(store_err)?;
             let version = format.get(FORMAT_KEY).map_err(store_err)?;
-            return check_version(version.map(|v| v.value()));
+            if version.as_ref().map(|v| v.value()) != Some(LOG_ONLY_VERSION) {
+                return check_version(version.map(|v| v.value()));
+            }
         }
     }
     let txn = db.begin_write().map_err(store_err)?;
-    if !has_table(txn.list_tables().map_err(store_err)?, LOG.name()) {
+    if has_table(txn.list_tables().map_err(store_err)?, LOG.name()) {
+        let version = txn
+            .open_table(FORMAT)
+            .map_err(store_err)?
+            .get(FORMAT_KEY)
+            .map_err(store_err)?
+            .map(|v| v.value());
+        if version != Some(LOG_ONLY_VERSION) {
+            return check_version(version);
+        }
+        txn.open_table(BOOK).map_err(store_err)?;
+    } else {
         let old = if has_table(txn.list_tables().map_err(store_err)?, v1::META_NAME) {
             v1::take(&txn)?
         } else {
             None
         };
-        txn.open_table(FORMAT)
-            .map_err(store_err)?
-            .insert(FORMAT_KEY, VERSION)
-            .map_err(store_err)?;
-        let mut log = txn.open_table(LOG).map_err(store_err)?;
+        txn.open_table(LOG).map_err(store_err)?;
+        txn.open_table(BOOK).map_err(store_err)?;
         if let Some(state) = old {
-            write_all(&mut log, &state)?;
+            write_all(&txn, &state)?;
         }
     }
+    txn.open_table(FORMAT)
+        .map_err(store_err)?
+        .insert(FORMAT_KEY, VERSION)
+        .map_err(store_err)?;
     txn.commit().map_err(store_err)
 }
 
@@ -133,8 +201,8 @@ fn check_version(version: Option<u64>) -> Result<(), PaperError> {
 }
 
 /// The generation of the stored book (see [`super::Meta::generation`]); `None` when it was
-/// never initialized. Every commit ends with the meta record, so this reads the log's last
-/// row, not the book.
+/// never initialized. Every commit ends with the meta record (a fold starts the log with
+/// it), so this reads the log's last row, not the book.
 pub(crate) fn stored_generation(db: &Database) -> Result<Option<u64>, PaperError> {
     let txn = db.begin_read().map_err(store_err)?;
     let log = txn.open_table(LOG).map_err(store_err)?;
@@ -147,142 +215,222 @@ pub(crate) fn stored_generation(db: &Database) -> Result<Option<u64>, PaperError
     Ok(None)
 }
 
-/// Reads the whole book, each record's latest version; `None` when it was never initialized.
+/// Reads the whole book: the book's table, then the log replayed over it, each record's
+/// latest version. `None` when it was never initialized.
 pub(crate) fn load(db: &Database) -> Result<Option<State>, PaperError> {
     let txn = db.begin_read().map_err(store_err)?;
+    let book = txn.open_table(BOOK).map_err(store_err)?;
     let log = txn.open_table(LOG).map_err(store_err)?;
     let mut state = State::default();
     let mut meta = None;
-    for row in log.iter().map_err(store_err)? {
+    for row in book.iter().map_err(store_err)? {
         let (_, json) = row.map_err(store_err)?;
-        match decode_row(json.value())? {
-            Row::Meta(m) => meta = Some(m),
-            Row::Account(a) => {
-                state.accounts.insert(a.key.clone(), a);
-            }
-            Row::AccountGone(k) => {
-                state.accounts.remove(&k);
-            }
-            Row::Order(o) => {
-                state.orders.insert(o.order_id, *o);
-            }
-            Row::OrderGone(k) => {
-                state.orders.remove(&k);
-            }
-            Row::Preview(p) => {
-                state.previews.insert(p.preview_id, p);
-            }
-            Row::PreviewGone(k) => {
-                state.previews.remove(&k);
-            }
-            Row::Position(p) => {
-                state.positions.insert(p.position_id, p);
-            }
-            Row::PositionGone(k) => {
-                state.positions.remove(&k);
-            }
-            Row::Transaction(t) => {
-                state.transactions.insert(t.transaction_id, t);
-            }
-            Row::TransactionGone(k) => {
-                state.transactions.remove(&k);
-            }
-            Row::Ledger(e) => {
-                state.ledger.insert(e.entry_id, e);
-            }
-            Row::LedgerGone(k) => {
-                state.ledger.remove(&k);
-            }
+        if let Some(m) = apply(&mut state, decode_row(json.value())?) {
+            meta = Some(m);
         }
     }
+    let mut unfolded = Dirty::default();
+    for row in log.iter().map_err(store_err)? {
+        let (_, json) = row.map_err(store_err)?;
+        let row = decode_row(json.value())?;
+        mark(&mut unfolded, &row);
+        if let Some(m) = apply(&mut state, row) {
+            meta = Some(m);
+        }
+    }
+    state.unfolded = unfolded;
     state.index_book();
     Ok(meta.map(|meta| State { meta, ..state }))
 }
 
-/// Appends the dirty records of `state` to the log in one write transaction, the meta
-/// record last; with `wipe` (reset), the log is replaced by the whole book. Nothing is
-/// written when the commit fails.
-pub(crate) fn save(db: &Database, state: &State, wipe: bool) -> Result<(), PaperError> {
+/// Applies one row to the book; the meta record is returned instead.
+fn apply(state: &mut State, row: Row) -> Option<Meta> {
+    match row {
+        Row::Meta(m) => return Some(m),
+        Row::Account(a) => {
+            state.accounts.insert(a.key.clone(), a);
+        }
+        Row::AccountGone(k) => {
+            state.accounts.remove(&k);
+        }
+        Row::Order(o) => {
+            state.orders.insert(o.order_id, *o);
+        }
+        Row::OrderGone(k) => {
+            state.orders.remove(&k);
+        }
+        Row::Preview(p) => {
+            state.previews.insert(p.preview_id, p);
+        }
+        Row::PreviewGone(k) => {
+            state.previews.remove(&k);
+        }
+        Row::Position(p) => {
+            state.positions.insert(p.position_id, p);
+        }
+        Row::PositionGone(k) => {
+            state.positions.remove(&k);
+        }
+        Row::Transaction(t) => {
+            state.transactions.insert(t.transaction_id, t);
+        }
+        Row::TransactionGone(k) => {
+            state.transactions.remove(&k);
+        }
+        Row::Ledger(e) => {
+            state.ledger.insert(e.entry_id, e);
+        }
+        Row::LedgerGone(k) => {
+            state.ledger.remove(&k);
+        }
+    }
+    None
+}
+
+/// Notes the record a log row wrote, for the next fold.
+fn mark(unfolded: &mut Dirty, row: &Row) {
+    match row {
+        Row::Meta(_) => unfolded.meta = true,
+        Row::Account(a) => {
+            unfolded.accounts.insert(a.key.clone());
+        }
+        Row::AccountGone(k) => {
+            unfolded.accounts.insert(k.clone());
+        }
+        Row::Order(o) => {
+            unfolded.orders.insert(o.order_id);
+        }
+        Row::OrderGone(k) => {
+            unfolded.orders.insert(*k);
+        }
+        Row::Preview(p) => {
+            unfolded.previews.insert(p.preview_id);
+        }
+        Row::PreviewGone(k) => {
+            unfolded.previews.insert(*k);
+        }
+        Row::Position(p) => {
+            unfolded.positions.insert(p.position_id);
+        }
+        Row::PositionGone(k) => {
+            unfolded.positions.insert(*k);
+        }
+        Row::Transaction(t) => {
+            unfolded.transactions.insert(t.transaction_id);
+        }
+        Row::TransactionGone(k) => {
+            unfolded.transactions.insert(*k);
+        }
+        Row::Ledger(e) => {
+            unfolded.ledger.insert(e.entry_id);
+        }
+        Row::LedgerGone(k) => {
+            unfolded.ledger.insert(*k);
+        }
+    }
+}
+
+/// Writes the dirty records of `state` in one write transaction: appended to the log, the
+/// meta record last, or, when that would take the log past [`LOG_LIMIT`], folded into the
+/// book's table with every record the log holds. With `wipe` (reset), the file is made to
+/// hold the whole book and nothing else. Nothing is written when the commit fails; when it
+/// succeeds, `state.unfolded` says what the log now holds.
+pub(crate) fn save(db: &Database, state: &mut State, wipe: bool) -> Result<(), PaperError> {
     let d = &state.dirty;
     if d.is_empty() && !wipe {
         return Ok(());
     }
     let txn = db.begin_write().map_err(store_err)?;
-    {
+    let folded = if wipe {
+        write_all(&txn, state)?;
+        true
+    } else {
         let mut log = txn.open_table(LOG).map_err(store_err)?;
-        let live = live_records(state);
-        // The rows this commit appends, at most.
-        let appended = (d.accounts.len()
-            + d.orders.len()
-            + d.previews.len()
-            + d.positions.len()
-            + d.transactions.len()
-            + d.ledger.len()) as u64
-            + 1;
-        if wipe || log.len().map_err(store_err)? + appended > live * 2 + LOG_SLACK {
+        // The meta record is always appended, dirty or not.
+        let appended = d.records() as u64 + 1;
+        if log.len().map_err(store_err)? + appended > LOG_LIMIT {
             log.retain(|_, _| false).map_err(store_err)?;
-            write_all(&mut log, state)?;
+            log.insert(1, encode_row(&RowRef::Meta(&state.meta))?.as_str())
+                .map_err(store_err)?;
+            fold(&txn, state)?;
+            true
         } else {
-            let mut next = match log.last().map_err(store_err)? {
-                Some((key, _)) => key.value().saturating_add(1),
-                None => 1,
-            };
-            let mut append = |row: RowRef<'_>| -> Result<(), PaperError> {
-                let json = serde_json::to_string(&row).map_err(store_err)?;
-                log.insert(next, json.as_str()).map_err(store_err)?;
-                next = next.saturating_add(1);
-                Ok(())
-            };
-            for k in &d.accounts {
-                append(match state.accounts.get(k) {
-                    Some(v) => RowRef::Account(v),
-                    None => RowRef::AccountGone(k),
-                })?;
-            }
-            for_dirty(
-                &d.orders,
-                &state.orders,
-                RowRef::Order,
-                RowRef::OrderGone,
-                &mut append,
-            )?;
-            for_dirty(
-                &d.previews,
-                &state.previews,
-                RowRef::Preview,
-                RowRef::PreviewGone,
-                &mut append,
-            )?;
-            for_dirty(
-                &d.positions,
-                &state.positions,
-                RowRef::Position,
-                RowRef::PositionGone,
-                &mut append,
-            )?;
-            for_dirty(
-                &d.transactions,
-                &state.transactions,
-                RowRef::Transaction,
-                RowRef::TransactionGone,
-                &mut append,
-            )?;
-            for_dirty(
-                &d.ledger,
-                &state.ledger,
-                RowRef::Ledger,
-                RowRef::LedgerGone,
-                &mut append,
-            )?;
-            // Always, and last: `stored_generation` reads it from the log's end.
-            append(RowRef::Meta(&state.meta))?;
+            append(&mut log, state)?;
+            false
         }
+    };
+    txn.commit().map_err(store_err)?;
+    let State {
+        unfolded, dirty, ..
+    } = state;
+    if folded {
+        *unfolded = Dirty::default();
+    } else {
+        unfolded.absorb(dirty);
     }
-    txn.commit().map_err(store_err)
+    Ok(())
+}
+
+/// Appends the dirty records to the log, the meta record last.
+fn append(log: &mut redb::Table<'_, u64, &'static str>, state: &State) -> Result<(), PaperError> {
+    let d = &state.dirty;
+    let mut next = match log.last().map_err(store_err)? {
+        Some((key, _)) => key.value().saturating_add(1),
+        None => 1,
+    };
+    let mut append = |row: RowRef<'_>| -> Result<(), PaperError> {
+        log.insert(next, encode_row(&row)?.as_str())
+            .map_err(store_err)?;
+        next = next.saturating_add(1);
+        Ok(())
+    };
+    for k in &d.accounts {
+        append(match state.accounts.get(k) {
+            Some(v) => RowRef::Account(v),
+            None => RowRef::AccountGone(k),
+        })?;
+    }
+    for_dirty(
+        &d.orders,
+        &state.orders,
+        RowRef::Order,
+        RowRef::OrderGone,
+        &mut append,
+    )?;
+    for_dirty(
+        &d.previews,
+        &state.previews,
+        RowRef::Preview,
+        RowRef::PreviewGone,
+        &mut append,
+    )?;
+    for_dirty(
+        &d.positions,
+        &state.positions,
+        RowRef::Position,
+        RowRef::PositionGone,
+        &mut append,
+    )?;
+    for_dirty(
+        &d.transactions,
+        &state.transactions,
+        RowRef::Transaction,
+        RowRef::TransactionGone,
+        &mut append,
+    )?;
+    for_dirty(
+        &d.ledger,
+        &state.ledger,
+        RowRef::Ledger,
+        RowRef::LedgerGone,
+        &mut append,
+    )?;
+    // Always, and last: `stored_generation` reads it from the log's end.
+    append(RowRef::Meta(&state.meta))
 }
 
 fn for_dirty<'a, K: Ord + Copy, V>(
-    keys: &std::collections::BTreeSet<K>,
+    keys: &BTreeSet<K>,
     records: &'a BTreeMap<K, V>,
     put: impl Fn(&'a V) -> RowRef<'a>,
     gone: impl Fn(K) -> RowRef<'a>,
@@ -297,34 +445,115 @@ fn for_dirty<'a, K: Ord + Copy, V>(
     Ok(())
 }
 
-fn live_records(state: &State) -> u64 {
-    (state.accounts.len()
-        + state.orders.len()
-        + state.previews.len()
-        + state.positions.len()
-        + state.transactions.len()
-        + state.ledger.len()) as u64
-        + 1
+/// Writes every record the log held and every dirty one to the book's table as it is now
+/// (or takes it out, when it is gone).
+fn fold(txn: &WriteTransaction, state: &State) -> Result<(), PaperError> {
+    let mut book = txn.open_table(BOOK).map_err(store_err)?;
+    let (u, d) = (&state.unfolded, &state.dirty);
+    fold_kind(
+        &mut book,
+        ACCOUNT_TAG,
+        &u.accounts,
+        &d.accounts,
+        &state.accounts,
+        RowRef::Account,
+    )?;
+    fold_kind(
+        &mut book,
+        ORDER_TAG,
+        &u.orders,
+        &d.orders,
+        &state.orders,
+        RowRef::Order,
+    )?;
+    fold_kind(
+        &mut book,
+        PREVIEW_TAG,
+        &u.previews,
+        &d.previews,
+        &state.previews,
+        RowRef::Preview,
+    )?;
+    fold_kind(
+        &mut book,
+        POSITION_TAG,
+        &u.positions,
+        &d.positions,
+        &state.positions,
+        RowRef::Position,
+    )?;
+    fold_kind(
+        &mut book,
+        TRANSACTION_TAG,
+        &u.transactions,
+        &d.transactions,
+        &state.transactions,
+        RowRef::Transaction,
+    )?;
+    fold_kind(
+        &mut book,
+        LEDGER_TAG,
+        &u.ledger,
+        &d.ledger,
+        &state.ledger,
+        RowRef::Ledger,
+    )
 }
 
-/// Writes every record of `state` into an empty log, the meta record last.
-fn write_all(
-    log: &mut redb::Table<'_, u64, &'static str>,
-    state: &State,
+fn fold_kind<'a, K: Ord + BookKey, V>(
+    book: &mut redb::Table<'_, &'static [u8], &'static str>,
+    tag: u8,
+    unfolded: &BTreeSet<K>,
+    dirty: &BTreeSet<K>,
+    records: &'a BTreeMap<K, V>,
+    put: impl Fn(&'a V) -> RowRef<'a>,
 ) -> Result<(), PaperError> {
-    let rows = state
-        .accounts
-        .values()
-        .map(RowRef::Account)
-        .chain(state.orders.values().map(RowRef::Order))
-        .chain(state.previews.values().map(RowRef::Preview))
-        .chain(state.positions.values().map(RowRef::Position))
-        .chain(state.transactions.values().map(RowRef::Transaction))
-        .chain(state.ledger.values().map(RowRef::Ledger))
-        .chain(std::iter::once(RowRef::Meta(&state.meta)));
-    for (key, row) in (1u64..).zip(rows) {
-        let json = serde_json::to_string(&row).map_err(store_err)?;
-        log.insert(key, json.as_str()).map_err(store_err)?;
+    for k in unfolded.union(dirty) {
+        let key = k.book_key(tag);
+        match records.get(k) {
+            Some(v) => {
+                book.insert(key.as_slice(), encode_row(&put(v))?.as_str())
+                    .map_err(store_err)?;
+            }
+            None => {
+                book.remove(key.as_slice()).map_err(store_err)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Makes the file hold `state` and nothing else: every record in the book's table, the log
+/// only the meta record.
+fn write_all(txn: &WriteTransaction, state: &State) -> Result<(), PaperError> {
+    let mut log = txn.open_table(LOG).map_err(store_err)?;
+    log.retain(|_, _| false).map_err(store_err)?;
+    log.insert(1, encode_row(&RowRef::Meta(&state.meta))?.as_str())
+        .map_err(store_err)?;
+    let mut book = txn.open_table(BOOK).map_err(store_err)?;
+    book.retain(|_, _| false).map_err(store_err)?;
+    put_all(&mut book, ACCOUNT_TAG, &state.accounts, RowRef::Account)?;
+    put_all(&mut book, ORDER_TAG, &state.orders, RowRef::Order)?;
+    put_all(&mut book, PREVIEW_TAG, &state.previews, RowRef::Preview)?;
+    put_all(&mut book, POSITION_TAG, &state.positions, RowRef::Position)?;
+    put_all(
+        &mut book,
+        TRANSACTION_TAG,
+        &state.transactions,
+        RowRef::Transaction,
+    )?;
+    put_all(&mut book, LEDGER_TAG, &state.ledger, RowRef::Ledger)
+}
+
+fn put_all<'a, K: BookKey, V>(
+    book: &mut redb::Table<'_, &'static [u8], &'static str>,
+    tag: u8,
+    records: &'a BTreeMap<K, V>,
+    put: impl Fn(&'a V) -> RowRef<'a>,
+) -> Result<(), PaperError> {
+    for (k, v) in records {
+        book.insert(k.book_key(tag).as_slice(), encode_row(&put(v))?.as_str())
+            .map_err(store_err)?;
     }
     Ok(())
 }
@@ -342,6 +571,20 @@ mod tests {
     fn rows(db: &Database) -> u64 {
         let txn = db.begin_read().expect("read");
         txn.open_table(LOG).expect("log").len().expect("len")
+    }
+
+    fn book_rows(db: &Database) -> u64 {
+        let txn = db.begin_read().expect("read");
+        txn.open_table(BOOK).expect("book").len().expect("len")
+    }
+
+    fn live(s: &State) -> u64 {
+        (s.accounts.len()
+            + s.orders.len()
+            + s.previews.len()
+            + s.positions.len()
+            + s.transactions.len()
+            + s.ledger.len()) as u64
     }
 
     fn assert_same(a: &State, b: &State) {
@@ -362,67 +605,89 @@ mod tests {
         s.committed();
     }
 
+    fn seeded() -> State {
+        seed(
+            &PaperConfig::default(),
+            None,
+            Timestamp::UNIX_EPOCH,
+            Meta::default(),
+        )
+        .expect("seed")
+    }
+
+    /// One change as a placement makes them: the account rewritten, and now and then a
+    /// ledger entry added, or one added five changes ago removed (a removal row).
+    fn change(s: &mut State, i: u64) {
+        s.begin();
+        let key = s.accounts.keys().next().expect("account").clone();
+        let mut a = s.accounts[&key].clone();
+        a.cash += Decimal::ONE;
+        s.put_account(a);
+        if i % 10 == 0 {
+            let entry_id = s.new_ledger_id();
+            s.put_ledger(LedgerRec {
+                entry_id,
+                account_key: key,
+                at: Timestamp::UNIX_EPOCH,
+                amount: Decimal::from(i),
+                kind: LedgerKind::Deposit,
+                transaction_id: None,
+                order_id: None,
+            });
+        } else if i % 20 == 5 {
+            let gone = s.meta.next_ledger_id - 1;
+            s.dirty.ledger.insert(gone);
+            s.ledger.remove(&gone);
+        }
+    }
+
     #[test]
-    fn the_log_keeps_latest_versions_and_removals_and_stays_compact() {
+    fn the_log_folds_into_the_book_and_every_read_sees_the_latest_versions() {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = Database::create(dir.path().join("p.redb")).expect("db");
         prepare(&db).expect("prepare");
         assert!(load(&db).expect("load").is_none());
         assert_eq!(stored_generation(&db).expect("generation"), None);
 
-        let mut s = seed(
-            &PaperConfig::default(),
-            None,
-            Timestamp::UNIX_EPOCH,
-            Meta::default(),
-        )
-        .expect("seed");
-        save(&db, &s, false).expect("save");
+        let mut s = seeded();
+        save(&db, &mut s, false).expect("save");
         s.committed();
-        let key = s.accounts.keys().next().expect("account").clone();
-        let mut most = 0;
+        let (mut folds, mut before) = (0, rows(&db));
         for i in 0..1500u64 {
-            s.begin();
-            let mut a = s.accounts[&key].clone();
-            a.cash += Decimal::ONE;
-            s.put_account(a);
-            // A ledger entry now and then, and one removed again (a removal row).
-            if i % 10 == 0 {
-                let entry_id = s.new_ledger_id();
-                s.put_ledger(LedgerRec {
-                    entry_id,
-                    account_key: key.clone(),
-                    at: Timestamp::UNIX_EPOCH,
-                    amount: Decimal::from(i),
-                    kind: LedgerKind::Deposit,
-                    transaction_id: None,
-                    order_id: None,
-                });
-                if i % 20 == 0 {
-                    s.ledger.remove(&entry_id);
-                }
-            }
+            change(&mut s, i);
             commit(&db, &mut s);
-            most = most.max(rows(&db));
+            let now = rows(&db);
+            assert!(now <= LOG_LIMIT, "{now} rows in the log");
+            if now < before {
+                folds += 1;
+                assert_eq!(now, 1, "a fold leaves the meta record");
+                assert_eq!(book_rows(&db), live(&s), "the book's table is the book");
+                assert_same(&load(&db).expect("load").expect("a book"), &s);
+            } else if i % 97 == 0 {
+                assert_same(&load(&db).expect("load").expect("a book"), &s);
+            }
+            if i == 700 {
+                // Another process read the book here, between two folds, and goes on.
+                let mut read = load(&db).expect("load").expect("a book");
+                assert!(!read.unfolded.is_empty(), "the log holds records at {i}");
+                read.dirty = Dirty::default();
+                s = read;
+            }
+            before = now;
         }
-        assert!(
-            most <= live_records(&s) * 2 + LOG_SLACK + 3,
-            "{most} rows for {} records",
-            live_records(&s)
-        );
+        assert!(folds >= 3, "{folds} folds");
         assert_eq!(
             s.ledger.len(),
             2 + 75,
             "the seed's deposits and every other entry"
         );
-        let loaded = load(&db).expect("load").expect("a book");
-        assert_same(&loaded, &s);
+        assert_same(&load(&db).expect("load").expect("a book"), &s);
         assert_eq!(
             stored_generation(&db).expect("generation"),
             Some(s.meta.generation)
         );
 
-        // A reset replaces the log with the book.
+        // A reset replaces the file's contents with the book.
         let mut fresh = seed(
             &PaperConfig::default(),
             None,
@@ -430,10 +695,77 @@ mod tests {
             s.meta.clone(),
         )
         .expect("seed");
-        save(&db, &fresh, true).expect("reset");
+        save(&db, &mut fresh, true).expect("reset");
         fresh.committed();
-        assert_eq!(rows(&db), live_records(&fresh));
+        assert_eq!((rows(&db), book_rows(&db)), (1, live(&fresh)));
         assert_same(&load(&db).expect("load").expect("a book"), &fresh);
+    }
+
+    #[test]
+    fn a_format_2_book_is_read_then_folded() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Database::create(dir.path().join("p.redb")).expect("db");
+        // A format-2 file: the whole book in the log, with a later version of the account and
+        // a removal, and no book table.
+        let mut s = seeded();
+        let key = s.accounts.keys().next().expect("account").clone();
+        {
+            let txn = db.begin_write().expect("write");
+            {
+                let mut log = txn.open_table(LOG).expect("log");
+                let mut rows: Vec<String> = Vec::new();
+                for a in s.accounts.values() {
+                    rows.push(encode_row(&RowRef::Account(a)).expect("row"));
+                }
+                let records = s.orders.values().map(RowRef::Order);
+                let records = records.chain(s.previews.values().map(RowRef::Preview));
+                let records = records.chain(s.positions.values().map(RowRef::Position));
+                let records = records.chain(s.transactions.values().map(RowRef::Transaction));
+                for row in records.chain(s.ledger.values().map(RowRef::Ledger)) {
+                    rows.push(encode_row(&row).expect("row"));
+                }
+                let first_entry = *s.ledger.keys().next().expect("an entry");
+                s.ledger.remove(&first_entry);
+                rows.push(encode_row(&RowRef::LedgerGone(first_entry)).expect("row"));
+                let mut a = s.accounts[&key].clone();
+                a.cash += Decimal::ONE;
+                rows.push(encode_row(&RowRef::Account(&a)).expect("row"));
+                s.accounts.insert(key.clone(), a);
+                rows.push(encode_row(&RowRef::Meta(&s.meta)).expect("row"));
+                for (k, row) in (1u64..).zip(&rows) {
+                    log.insert(k, row.as_str()).expect("insert");
+                }
+                txn.open_table(FORMAT)
+                    .expect("format")
+                    .insert(FORMAT_KEY, LOG_ONLY_VERSION)
+                    .expect("insert");
+            }
+            txn.commit().expect("commit");
+        }
+        s.dirty = Dirty::default();
+
+        prepare(&db).expect("prepare");
+        let txn = db.begin_read().expect("read");
+        let version = txn.open_table(FORMAT).expect("format");
+        assert_eq!(
+            version.get(FORMAT_KEY).expect("get").map(|v| v.value()),
+            Some(VERSION)
+        );
+        drop((version, txn));
+        let mut read = load(&db).expect("load").expect("a book");
+        assert_same(&read, &s);
+        assert_eq!(book_rows(&db), 0, "migrated by the version alone");
+
+        // The first commit past the limit folds the old log too.
+        let mut i = 0;
+        while book_rows(&db) == 0 {
+            change(&mut read, i);
+            commit(&db, &mut read);
+            i += 1;
+            assert!(i <= LOG_LIMIT, "no fold");
+        }
+        assert_eq!(book_rows(&db), live(&read));
+        assert_same(&load(&db).expect("load").expect("a book"), &read);
     }
 
     #[test]
