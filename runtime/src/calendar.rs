@@ -5,6 +5,7 @@
 //! (national days of mourning, weather, 2001-09-11) are not known, and years before a
 //! rule took effect are only as accurate as the `from` years noted below.
 
+use std::cell::Cell;
 use std::sync::LazyLock;
 
 use jiff::Timestamp;
@@ -88,10 +89,25 @@ pub fn is_trading_day(d: Date) -> bool {
 
 /// The name of the NYSE full-day holiday observed on `d`, if any.
 pub fn holiday(d: Date) -> Option<&'static str> {
-    holidays(d.year())
-        .into_iter()
+    // Every session check asks, several times per order, mostly about one year: its
+    // holidays (Easter's among them) are worked out once per thread and year.
+    thread_local! {
+        static YEAR: Cell<Option<(i16, Holidays)>> = const { Cell::new(None) };
+    }
+    let year = d.year();
+    let days = YEAR.with(|cached| match cached.get() {
+        Some((y, days)) if y == year => days,
+        _ => {
+            let days = holidays(year);
+            cached.set(Some((year, days)));
+            days
+        }
+    });
+    days.into_iter()
         .find_map(|(date, name)| (date == Some(d)).then_some(name))
 }
+
+type Holidays = [(Option<Date>, &'static str); 10];
 
 /// The early close (13:00 ET) of `d`, if it is an early-close trading day: the day after
 /// Thanksgiving, Christmas Eve, and July 3 (the last two only when they are trading days,
@@ -150,7 +166,7 @@ fn is_weekend(d: Date) -> bool {
 
 /// Every full-day holiday of `year` as (observed date, name). A date is None only when it
 /// cannot be represented (never for years jiff supports), which simply means no holiday.
-fn holidays(year: i16) -> [(Option<Date>, &'static str); 10] {
+fn holidays(year: i16) -> Holidays {
     let fixed = |month, day| Date::new(year, month, day).ok();
     let nth = |month, nth, weekday| {
         Date::new(year, month, 1)

@@ -11,6 +11,8 @@
 //! * [`order_entry`]: the preview, place and cancel answers around the echoed order;
 //!   [`orders`]: one order as list orders shows it.
 
+use serde_json::Value;
+
 use super::NumberStyle;
 
 pub mod accounts;
@@ -29,4 +31,15 @@ pub struct Style<'a> {
     pub numbers: NumberStyle,
     /// The host links in answers point at (`https://api.etrade.com`, or the fake's own).
     pub base_url: &'a str,
+}
+
+/// A JSON object of these members, moved in: `json!` copies each value it is given through
+/// the serializer, which for an echoed order is most of an answer's cost.
+pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
 }

@@ -5,6 +5,7 @@ use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::PriceType;
+use super::answers::object;
 use super::json_number::NumberStyle;
 use super::order_request::OrderRequest;
 
@@ -40,11 +41,16 @@ impl OrderEcho<'_> {
             .iter()
             .zip(&self.descriptions)
             .map(|(l, description)| {
-                json!({"symbolDescription": description, "orderAction": l.action.as_str(),
-                    "quantityType": l.quantity_type.as_str(), "quantity": num(l.quantity),
-                    "cancelQuantity": num(Decimal::ZERO), "reserveOrder": true,
-                    "reserveQuantity": num(Decimal::ZERO),
-                    "Product": l.instrument.product_json(self.numbers, false)})
+                object([
+                    ("symbolDescription", Value::from(description.as_str())),
+                    ("orderAction", Value::from(l.action.as_str())),
+                    ("quantityType", Value::from(l.quantity_type.as_str())),
+                    ("quantity", num(l.quantity)),
+                    ("cancelQuantity", num(Decimal::ZERO)),
+                    ("reserveOrder", Value::from(true)),
+                    ("reserveQuantity", num(Decimal::ZERO)),
+                    ("Product", l.instrument.product_json(self.numbers, false)),
+                ])
             })
             .collect();
         let mut o = Map::new();
@@ -67,7 +73,10 @@ impl OrderEcho<'_> {
             }),
         );
         if !self.messages.is_empty() {
-            o.insert("messages".into(), json!({ "Message": self.messages }));
+            o.insert(
+                "messages".into(),
+                object([("Message", Value::Array(self.messages.to_vec()))]),
+            );
         }
         o.insert(
             "estimatedCommission".into(),

@@ -3,11 +3,12 @@
 //! itself is echoed by [`crate::emulation::order_echo`].
 
 use rust_decimal::Decimal;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::super::NumberStyle;
 use super::super::codes;
 use super::super::order_echo::message;
+use super::object;
 
 /// What preview and place answers both say around the echoed order.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,23 +31,26 @@ pub struct EntryAnswer<'a> {
 }
 
 impl EntryAnswer<'_> {
-    fn body(&self, time_name: &str, message_name: &str, numbers: NumberStyle) -> Value {
-        let mut body = json!({
-            "orderType": self.order_type,
-            "totalOrderValue": numbers.json(self.total_order_value),
-            "totalCommission": numbers.json(self.total_commission),
-            time_name: self.time_ms,
-            "dstFlag": self.dst,
-            "accountId": self.account_id,
-            "optionLevelCd": self.option_level_cd,
-            "marginLevelCd": self.margin_level_cd,
-            "isEmployee": false,
-            "clientOrderId": self.client_order_id,
-            "Order": [self.order],
-            "Disclosure": self.disclosure,
-        });
+    fn body(self, time_name: &str, message_name: &str, numbers: NumberStyle) -> Map<String, Value> {
+        let mut body: Map<String, Value> = [
+            ("orderType", Value::from(self.order_type)),
+            ("totalOrderValue", numbers.json(self.total_order_value)),
+            ("totalCommission", numbers.json(self.total_commission)),
+            (time_name, Value::from(self.time_ms)),
+            ("dstFlag", Value::from(self.dst)),
+            ("accountId", Value::from(self.account_id)),
+            ("optionLevelCd", Value::from(self.option_level_cd)),
+            ("marginLevelCd", Value::from(self.margin_level_cd)),
+            ("isEmployee", Value::from(false)),
+            ("clientOrderId", Value::from(self.client_order_id)),
+            ("Order", Value::Array(vec![self.order])),
+            ("Disclosure", self.disclosure),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
         if self.commission_message {
-            body[message_name] = json!("");
+            body.insert(message_name.to_owned(), Value::from(""));
         }
         body
     }
@@ -68,7 +72,7 @@ pub struct BuyingPower {
 }
 
 pub fn preview_response(
-    a: &EntryAnswer<'_>,
+    a: EntryAnswer<'_>,
     preview_id: i64,
     cash_margin: &str,
     bp: &BuyingPower,
@@ -76,20 +80,23 @@ pub fn preview_response(
 ) -> Value {
     let n = |d: Decimal| numbers.json(d);
     let mut body = a.body("previewTime", "commissionMessage", numbers);
-    body["PreviewIds"] = json!([{"previewId": preview_id, "cashMargin": cash_margin}]);
-    let figures = json!({
-        "currentBp": n(bp.current + bp.reserve),
-        "currentOor": n(bp.reserve),
-        "currentNetBp": n(bp.current),
-        "currentOrderImpact": n(bp.order_impact),
-        "netBp": n(bp.net),
-    });
+    body.insert(
+        "PreviewIds".into(),
+        json!([{"previewId": preview_id, "cashMargin": cash_margin}]),
+    );
+    let figures = object([
+        ("currentBp", n(bp.current + bp.reserve)),
+        ("currentOor", n(bp.reserve)),
+        ("currentNetBp", n(bp.current)),
+        ("currentOrderImpact", n(bp.order_impact)),
+        ("netBp", n(bp.net)),
+    ]);
     if bp.margin {
-        body["marginBpDetails"] = json!({ "marginable": figures });
+        body.insert("marginBpDetails".into(), object([("marginable", figures)]));
     } else {
-        body["cashBpDetails"] = json!({ "settled": figures });
+        body.insert("cashBpDetails".into(), object([("settled", figures)]));
     }
-    json!({ "PreviewOrderResponse": body })
+    object([("PreviewOrderResponse", Value::Object(body))])
 }
 
 /// Where a placement answer names the new order.
@@ -105,18 +112,31 @@ pub enum PlacedId<'a> {
     Nowhere,
 }
 
-pub fn place_response(a: &EntryAnswer<'_>, placed: PlacedId<'_>, numbers: NumberStyle) -> Value {
+pub fn place_response(a: EntryAnswer<'_>, placed: PlacedId<'_>, numbers: NumberStyle) -> Value {
     let mut body = a.body("placedTime", "commissionMsg", numbers);
     match placed {
         PlacedId::OrderIds {
             order_id,
             cash_margin,
-        } => body["OrderIds"] = json!([{"orderId": order_id, "cashMargin": cash_margin}]),
-        PlacedId::InOrder(id) => body["Order"][0]["orderId"] = json!(id),
-        PlacedId::TopLevel(id) => body["orderId"] = json!(id),
+        } => {
+            body.insert(
+                "OrderIds".into(),
+                json!([{"orderId": order_id, "cashMargin": cash_margin}]),
+            );
+        }
+        PlacedId::InOrder(id) => {
+            if let Some(Value::Array(orders)) = body.get_mut("Order")
+                && let Some(Value::Object(order)) = orders.first_mut()
+            {
+                order.insert("orderId".into(), Value::from(id));
+            }
+        }
+        PlacedId::TopLevel(id) => {
+            body.insert("orderId".into(), Value::from(id));
+        }
         PlacedId::Nowhere => {}
     }
-    json!({ "PlaceOrderResponse": body })
+    object([("PlaceOrderResponse", Value::Object(body))])
 }
 
 /// A cancel request taken (`cancel_ms`: epoch milliseconds).

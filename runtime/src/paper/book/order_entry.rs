@@ -144,7 +144,7 @@ pub(super) fn preview_op(
         net: engine::cents(bp - impact),
     };
     Ok(preview_response(
-        &answer,
+        answer,
         preview_id,
         a.mode(),
         &bp,
@@ -264,7 +264,7 @@ pub(super) fn place_op(
         order_id,
         cash_margin: a.mode(),
     };
-    Ok(place_response(&answer, placed, NumberStyle::Exact))
+    Ok(place_response(answer, placed, NumberStyle::Exact))
 }
 
 pub(super) fn cancel_op(

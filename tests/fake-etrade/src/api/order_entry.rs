@@ -101,7 +101,7 @@ fn preview_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> 
         net: (acct.cash - impact).round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero),
     };
     ok_json(&preview_response(
-        &answer,
+        answer,
         preview_id,
         acct.cash_margin(),
         &bp,
@@ -194,7 +194,7 @@ fn place_impl(s: &Shared, key: &str, change_of: Option<&str>, body: &[u8]) -> Re
         PlacedIdLocation::TopLevel => PlacedId::TopLevel(order_id),
         PlacedIdLocation::Nowhere => PlacedId::Nowhere,
     };
-    ok_json(&place_response(&answer, placed, NumberStyle::Float))
+    ok_json(&place_response(answer, placed, NumberStyle::Float))
 }
 
 /// `POST /v1/accounts/{key}/orders/preview`
