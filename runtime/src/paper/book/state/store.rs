@@ -1,15 +1,15 @@
-//! The book's redb file: the records as of the last fold, a short log of the changes since,
+//! The book's redb file: the records as of the last fold, a short log of the commits since,
 //! making the file current (a new file's tables, the migration of older formats), loading the
 //! whole book, and writing the records a change touched in one write transaction.
 //!
-//! A commit appends the records it wrote to the table `paper_log` (key: a sequence number),
-//! the book's meta record last; a removal is a record too. When a commit would take the log
-//! past [`LOG_LIMIT`] rows, it folds the log instead: every record written since the last fold
-//! goes to the table `paper_book` (key: the record's kind and id) or leaves it, and the log
-//! starts again with the meta record. The log thus stays a B-tree of one or two levels, so a
-//! commit rewrites its tail and one branch, however long the book's history; the book's
-//! table, as tall as the book makes it, is written once per fold. Loading reads the book's
-//! table, then replays the log over it.
+//! A commit appends one row to the table `paper_log` (key: a sequence number): the records it
+//! wrote as a JSON array, the book's meta record last; a removal is a record too. When the
+//! log would pass [`LOG_LIMIT`] rows, the commit folds it instead: every record written since
+//! the last fold goes to the table `paper_book` (key: the record's kind and id) or leaves it,
+//! and the log starts again with the meta record. The log thus stays a B-tree of two levels,
+//! so a commit writes one leaf and the root above it, however long the book's history; the
+//! book's table, as tall as the book makes it, is written once per fold. Loading reads the
+//! book's table, then replays the log over it.
 //!
 //! The format version is in the table `paper_meta`, the name the first format used for its
 //! meta record with another value type: an older etrade opening a migrated file fails on the
@@ -34,16 +34,14 @@ pub(super) const LOG: TableDefinition<u64, &str> = TableDefinition::new("paper_l
 const BOOK: TableDefinition<&[u8], &str> = TableDefinition::new("paper_book");
 const FORMAT: TableDefinition<&str, u64> = TableDefinition::new("paper_meta");
 const FORMAT_KEY: &str = "format";
-/// 2 kept the whole book in the log (compacted now and then); 3 folds it into `paper_book`.
-/// A format-2 file is a format-3 file whose book table is empty, so it is migrated by the
-/// version alone, and its first commit folds its log.
+/// Format 2 kept the whole book in the log, one record per row (compacted now and then).
 const VERSION: u64 = 3;
 const LOG_ONLY_VERSION: u64 = 2;
 
-/// The most rows the log holds: a commit that would pass it folds the log into the book's
-/// table. At about 350 bytes a row, 512 rows keep the log's tree at two levels (a root and
-/// its leaves); folds come every 40 or so placements.
-const LOG_LIMIT: u64 = 512;
+/// The most commits the log holds: a commit that would pass it folds the log into the book's
+/// table. A placement's two commits take about 4 KB, so the log's tree stays at two levels (a
+/// root and at most about a hundred leaves), and a fold comes every 64 placements.
+const LOG_LIMIT: u64 = 128;
 
 /// The first byte of a record's key in the book's table: its kind.
 const ACCOUNT_TAG: u8 = b'a';
@@ -101,6 +99,12 @@ fn decode_row(json: &str) -> Result<Row, PaperError> {
         .map_err(|_| PaperError::Store("a record of the paper book could not be read".into()))
 }
 
+/// A commit's row of the log: its records, in the order written.
+fn decode_commit(json: &str) -> Result<Vec<Row>, PaperError> {
+    serde_json::from_str(json)
+        .map_err(|_| PaperError::Store("a record of the paper book could not be read".into()))
+}
+
 fn encode_row(row: &RowRef<'_>) -> Result<String, PaperError> {
     serde_json::to_string(row).map_err(store_err)
 }
@@ -137,8 +141,8 @@ impl BookKey for String {
 }
 
 /// Makes the file current, in one write transaction: a new file gets the tables, a file in
-/// the first format is migrated (its book copied into the book's table, its tables deleted),
-/// a file in format 2 gets the book's table and the new version. A current file is only
+/// an older format is migrated (its book copied into the book's table, the first format's
+/// tables deleted, format 2's log emptied but for the meta record). A current file is only
 /// read. Processes open the file one at a time (the lease), so the first to open it
 /// migrates and the others find it done.
 pub(crate) fn prepare(db: &Database) -> Result<(), PaperError> {
@@ -163,7 +167,17 @@ pub(crate) fn prepare(db: &Database) -> Result<(), PaperError> {
         if version != Some(LOG_ONLY_VERSION) {
             return check_version(version);
         }
+        let old = read_log_only(&txn)?;
         txn.open_table(BOOK).map_err(store_err)?;
+        match old {
+            Some(state) => write_all(&txn, &state)?,
+            None => {
+                txn.open_table(LOG)
+                    .map_err(store_err)?
+                    .retain(|_, _| false)
+                    .map_err(store_err)?;
+            }
+        }
     } else {
         let old = if has_table(txn.list_tables().map_err(store_err)?, v1::META_NAME) {
             v1::take(&txn)?
@@ -206,13 +220,15 @@ fn check_version(version: Option<u64>) -> Result<(), PaperError> {
 pub(crate) fn stored_generation(db: &Database) -> Result<Option<u64>, PaperError> {
     let txn = db.begin_read().map_err(store_err)?;
     let log = txn.open_table(LOG).map_err(store_err)?;
-    for row in log.iter().map_err(store_err)?.rev() {
-        let (_, json) = row.map_err(store_err)?;
-        if let Row::Meta(meta) = decode_row(json.value())? {
-            return Ok(Some(meta.generation));
-        }
+    let Some((_, json)) = log.last().map_err(store_err)? else {
+        return Ok(None);
+    };
+    match decode_commit(json.value())?.pop() {
+        Some(Row::Meta(meta)) => Ok(Some(meta.generation)),
+        _ => Err(PaperError::Store(
+            "the paper book's log does not end with its meta record".into(),
+        )),
     }
-    Ok(None)
 }
 
 /// Reads the whole book: the book's table, then the log replayed over it, each record's
@@ -230,16 +246,31 @@ pub(crate) fn load(db: &Database) -> Result<Option<State>, PaperError> {
         }
     }
     let mut unfolded = Dirty::default();
-    for row in log.iter().map_err(store_err)? {
-        let (_, json) = row.map_err(store_err)?;
-        let row = decode_row(json.value())?;
-        mark(&mut unfolded, &row);
-        if let Some(m) = apply(&mut state, row) {
-            meta = Some(m);
+    for commit in log.iter().map_err(store_err)? {
+        let (_, json) = commit.map_err(store_err)?;
+        for row in decode_commit(json.value())? {
+            mark(&mut unfolded, &row);
+            if let Some(m) = apply(&mut state, row) {
+                meta = Some(m);
+            }
         }
     }
     state.unfolded = unfolded;
     state.index_book();
+    Ok(meta.map(|meta| State { meta, ..state }))
+}
+
+/// Format 2's book: its log, one record per row, replayed; `None` when it holds none.
+fn read_log_only(txn: &WriteTransaction) -> Result<Option<State>, PaperError> {
+    let log = txn.open_table(LOG).map_err(store_err)?;
+    let mut state = State::default();
+    let mut meta = None;
+    for row in log.iter().map_err(store_err)? {
+        let (_, json) = row.map_err(store_err)?;
+        if let Some(m) = apply(&mut state, decode_row(json.value())?) {
+            meta = Some(m);
+        }
+    }
     Ok(meta.map(|meta| State { meta, ..state }))
 }
 
@@ -346,11 +377,9 @@ pub(crate) fn save(db: &Database, state: &mut State, wipe: bool) -> Result<(), P
         true
     } else {
         let mut log = txn.open_table(LOG).map_err(store_err)?;
-        // The meta record is always appended, dirty or not.
-        let appended = d.records() as u64 + 1;
-        if log.len().map_err(store_err)? + appended > LOG_LIMIT {
+        if log.len().map_err(store_err)? >= LOG_LIMIT {
             log.retain(|_, _| false).map_err(store_err)?;
-            log.insert(1, encode_row(&RowRef::Meta(&state.meta))?.as_str())
+            log.insert(1, encode_commit(&[RowRef::Meta(&state.meta)])?.as_str())
                 .map_err(store_err)?;
             fold(&txn, state)?;
             true
@@ -371,21 +400,20 @@ pub(crate) fn save(db: &Database, state: &mut State, wipe: bool) -> Result<(), P
     Ok(())
 }
 
-/// Appends the dirty records to the log, the meta record last.
+/// Appends the dirty records to the log as one row, the meta record last.
 fn append(log: &mut redb::Table<'_, u64, &'static str>, state: &State) -> Result<(), PaperError> {
     let d = &state.dirty;
-    let mut next = match log.last().map_err(store_err)? {
+    let next = match log.last().map_err(store_err)? {
         Some((key, _)) => key.value().saturating_add(1),
         None => 1,
     };
-    let mut append = |row: RowRef<'_>| -> Result<(), PaperError> {
-        log.insert(next, encode_row(&row)?.as_str())
-            .map_err(store_err)?;
-        next = next.saturating_add(1);
+    let mut rows = Vec::with_capacity(d.records() + 1);
+    let mut push = |row| -> Result<(), PaperError> {
+        rows.push(row);
         Ok(())
     };
     for k in &d.accounts {
-        append(match state.accounts.get(k) {
+        push(match state.accounts.get(k) {
             Some(v) => RowRef::Account(v),
             None => RowRef::AccountGone(k),
         })?;
@@ -395,38 +423,45 @@ fn append(log: &mut redb::Table<'_, u64, &'static str>, state: &State) -> Result
         &state.orders,
         RowRef::Order,
         RowRef::OrderGone,
-        &mut append,
+        &mut push,
     )?;
     for_dirty(
         &d.previews,
         &state.previews,
         RowRef::Preview,
         RowRef::PreviewGone,
-        &mut append,
+        &mut push,
     )?;
     for_dirty(
         &d.positions,
         &state.positions,
         RowRef::Position,
         RowRef::PositionGone,
-        &mut append,
+        &mut push,
     )?;
     for_dirty(
         &d.transactions,
         &state.transactions,
         RowRef::Transaction,
         RowRef::TransactionGone,
-        &mut append,
+        &mut push,
     )?;
     for_dirty(
         &d.ledger,
         &state.ledger,
         RowRef::Ledger,
         RowRef::LedgerGone,
-        &mut append,
+        &mut push,
     )?;
     // Always, and last: `stored_generation` reads it from the log's end.
-    append(RowRef::Meta(&state.meta))
+    rows.push(RowRef::Meta(&state.meta));
+    log.insert(next, encode_commit(&rows)?.as_str())
+        .map_err(store_err)?;
+    Ok(())
+}
+
+fn encode_commit(rows: &[RowRef<'_>]) -> Result<String, PaperError> {
+    serde_json::to_string(rows).map_err(store_err)
 }
 
 fn for_dirty<'a, K: Ord + Copy, V>(
@@ -528,7 +563,7 @@ fn fold_kind<'a, K: Ord + BookKey, V>(
 fn write_all(txn: &WriteTransaction, state: &State) -> Result<(), PaperError> {
     let mut log = txn.open_table(LOG).map_err(store_err)?;
     log.retain(|_, _| false).map_err(store_err)?;
-    log.insert(1, encode_row(&RowRef::Meta(&state.meta))?.as_str())
+    log.insert(1, encode_commit(&[RowRef::Meta(&state.meta)])?.as_str())
         .map_err(store_err)?;
     let mut book = txn.open_table(BOOK).map_err(store_err)?;
     book.retain(|_, _| false).map_err(store_err)?;
@@ -615,30 +650,30 @@ mod tests {
         .expect("seed")
     }
 
-    /// One change as a placement makes them: the account rewritten, and now and then a
-    /// ledger entry added, or one added five changes ago removed (a removal row).
+    /// One change as a placement makes them: the account rewritten and a ledger entry
+    /// added; every fourth change also removes the entry the change before added (a removal,
+    /// of a record sometimes folded already).
     fn change(s: &mut State, i: u64) {
         s.begin();
         let key = s.accounts.keys().next().expect("account").clone();
         let mut a = s.accounts[&key].clone();
         a.cash += Decimal::ONE;
         s.put_account(a);
-        if i % 10 == 0 {
-            let entry_id = s.new_ledger_id();
-            s.put_ledger(LedgerRec {
-                entry_id,
-                account_key: key,
-                at: Timestamp::UNIX_EPOCH,
-                amount: Decimal::from(i),
-                kind: LedgerKind::Deposit,
-                transaction_id: None,
-                order_id: None,
-            });
-        } else if i % 20 == 5 {
+        if i % 4 == 2 {
             let gone = s.meta.next_ledger_id - 1;
             s.dirty.ledger.insert(gone);
             s.ledger.remove(&gone);
         }
+        let entry_id = s.new_ledger_id();
+        s.put_ledger(LedgerRec {
+            entry_id,
+            account_key: key,
+            at: Timestamp::UNIX_EPOCH,
+            amount: Decimal::from(i),
+            kind: LedgerKind::Deposit,
+            transaction_id: None,
+            order_id: None,
+        });
     }
 
     #[test]
@@ -678,8 +713,8 @@ mod tests {
         assert!(folds >= 3, "{folds} folds");
         assert_eq!(
             s.ledger.len(),
-            2 + 75,
-            "the seed's deposits and every other entry"
+            2 + 1500 - 375,
+            "the seed's deposits and the entries not removed"
         );
         assert_same(&load(&db).expect("load").expect("a book"), &s);
         assert_eq!(
@@ -702,7 +737,7 @@ mod tests {
     }
 
     #[test]
-    fn a_format_2_book_is_read_then_folded() {
+    fn a_format_2_book_is_moved_into_the_book_table() {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = Database::create(dir.path().join("p.redb")).expect("db");
         // A format-2 file: the whole book in the log, with a later version of the account and
@@ -752,20 +787,22 @@ mod tests {
             Some(VERSION)
         );
         drop((version, txn));
+        assert_eq!((rows(&db), book_rows(&db)), (1, live(&s)));
         let mut read = load(&db).expect("load").expect("a book");
         assert_same(&read, &s);
-        assert_eq!(book_rows(&db), 0, "migrated by the version alone");
-
-        // The first commit past the limit folds the old log too.
-        let mut i = 0;
-        while book_rows(&db) == 0 {
+        assert!(
+            read.unfolded.records() == 0,
+            "the log holds the meta record only"
+        );
+        for i in 0..3 {
             change(&mut read, i);
             commit(&db, &mut read);
-            i += 1;
-            assert!(i <= LOG_LIMIT, "no fold");
         }
-        assert_eq!(book_rows(&db), live(&read));
         assert_same(&load(&db).expect("load").expect("a book"), &read);
+        assert_eq!(
+            stored_generation(&db).expect("generation"),
+            Some(read.meta.generation)
+        );
     }
 
     #[test]
