@@ -1,7 +1,8 @@
-//! The paper book opens files written by the previous format: the committed fixture
-//! `tests/fixtures/stores/paper-v1.redb` (written by [`write_paper_fixture`] with the code of
-//! that format) answers exactly as that code answered (`paper-v1.expected.json`), is
-//! migrated once, and takes new orders afterwards.
+//! The paper book opens files written by its earlier formats: the committed fixtures
+//! `tests/fixtures/stores/paper-v1.redb` (a table per kind of record) and `paper-v2.redb` (the
+//! whole book in one log), each written by [`write_paper_fixture`] with the code of that
+//! format, answer exactly as that code answered (`paper-vN.expected.json`), are migrated once,
+//! and take new orders afterwards.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -126,8 +127,14 @@ fn place(book: &PaperBook, key: &str, members: Value) -> i64 {
         .expect("order id")
 }
 
-/// Writes the fixture with the code of today's format. Run by hand, and only when making
-/// a fixture for a format that is about to change:
+/// The fixtures of the earlier formats, oldest first.
+const FIXTURES: [&str; 2] = ["paper-v1", "paper-v2"];
+
+/// The tables of a current file.
+const TABLES: [&str; 3] = ["paper_book", "paper_log", "paper_meta"];
+
+/// Writes the fixture of today's format (3) with the code of that format. Run by hand, and
+/// only when making a fixture for a format that is about to change:
 /// `cargo nextest run --test paper --run-ignored only write_paper_fixture`.
 #[test]
 #[ignore = "writes the committed fixture; run by hand before a format change"]
@@ -138,7 +145,7 @@ fn write_paper_fixture() {
     fill(&book);
     let expected = dump(&book);
     drop(book);
-    store_fixture::save(&path, "paper-v1", &expected);
+    store_fixture::save(&path, "paper-v3", &expected);
 }
 
 /// The fixture's content: filled buys and a sale (commissions, a fee), an open and a
@@ -169,31 +176,49 @@ fn fill(book: &PaperBook) {
 }
 
 #[test]
-fn a_first_format_book_answers_exactly_as_before() {
-    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
-    assert!(store_fixture::tables(&path).contains(&"paper_orders".to_string()));
-    let book = open(&path);
-    assert_eq!(dump(&book), store_fixture::expected("paper-v1"));
-    drop(book);
-    assert_eq!(store_fixture::tables(&path), ["paper_log", "paper_meta"]);
+fn an_earlier_format_book_answers_exactly_as_before() {
+    for (fixture, old_table) in FIXTURES.into_iter().zip(["paper_orders", "paper_log"]) {
+        let (_dir, path) = store_fixture::copy(fixture, "paper-default.redb");
+        let tables = store_fixture::tables(&path);
+        assert!(
+            tables.contains(&old_table.to_string()),
+            "{fixture}: {tables:?}"
+        );
+        assert!(
+            !tables.contains(&"paper_book".to_string()),
+            "{fixture}: {tables:?}"
+        );
+        let book = open(&path);
+        assert_eq!(dump(&book), store_fixture::expected(fixture), "{fixture}");
+        drop(book);
+        assert_eq!(store_fixture::tables(&path), TABLES, "{fixture}");
+    }
 }
 
 #[test]
 fn a_migrated_book_opens_again_unchanged() {
-    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
-    open(&path).warm_up().expect("first open migrates");
-    let again = open(&path);
-    assert_eq!(dump(&again), store_fixture::expected("paper-v1"));
-    drop(again);
-    assert_eq!(store_fixture::tables(&path), ["paper_log", "paper_meta"]);
+    for fixture in FIXTURES {
+        let (_dir, path) = store_fixture::copy(fixture, "paper-default.redb");
+        open(&path).warm_up().expect("first open migrates");
+        let again = open(&path);
+        assert_eq!(dump(&again), store_fixture::expected(fixture), "{fixture}");
+        drop(again);
+        assert_eq!(store_fixture::tables(&path), TABLES, "{fixture}");
+    }
 }
 
 #[test]
 fn a_migrated_book_takes_new_orders() {
-    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
+    for fixture in FIXTURES {
+        a_migrated_book_takes_a_new_order(fixture);
+    }
+}
+
+fn a_migrated_book_takes_a_new_order(fixture: &str) {
+    let (_dir, path) = store_fixture::copy(fixture, "paper-default.redb");
     let book = open(&path);
     let key = keys(&book)[0].clone();
-    let old = store_fixture::expected("paper-v1");
+    let old = store_fixture::expected(fixture);
     let listed = |v: &Value| {
         v["OrdersResponse"]["Order"]
             .as_array()
@@ -221,20 +246,30 @@ fn a_migrated_book_takes_new_orders() {
     assert_eq!(now["accounts"][&other], old["accounts"][&other]);
 }
 
-/// An older etrade opening a migrated book fails on the `paper_meta` table's type rather
-/// than starting a new book beside the log.
+/// An older etrade opening a migrated book fails rather than starting a new book beside
+/// the log: the first format's on the `paper_meta` table's type, the second on the version
+/// it finds there (it reads format 2 only).
 #[test]
 fn an_older_etrade_cannot_use_a_migrated_book() {
     use redb::ReadableDatabase;
-    let (_dir, path) = store_fixture::copy("paper-v1", "paper-default.redb");
-    open(&path).warm_up().expect("migrates");
-    let db = store_fixture::open_released(&path);
-    let txn = db.begin_read().expect("read");
-    let old_meta: redb::TableDefinition<&str, &str> = redb::TableDefinition::new("paper_meta");
-    assert!(matches!(
-        txn.open_table(old_meta),
-        Err(redb::TableError::TableTypeMismatch { .. })
-    ));
+    for fixture in FIXTURES {
+        let (_dir, path) = store_fixture::copy(fixture, "paper-default.redb");
+        open(&path).warm_up().expect("migrates");
+        let db = store_fixture::open_released(&path);
+        let txn = db.begin_read().expect("read");
+        let old_meta: redb::TableDefinition<&str, &str> = redb::TableDefinition::new("paper_meta");
+        assert!(
+            matches!(
+                txn.open_table(old_meta),
+                Err(redb::TableError::TableTypeMismatch { .. })
+            ),
+            "{fixture}"
+        );
+        let format: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("paper_meta");
+        let format = txn.open_table(format).expect("format");
+        let version = format.get("format").expect("read").map(|v| v.value());
+        assert_eq!(version, Some(3), "{fixture}");
+    }
 }
 
 /// The same orders on a new book in the current format answer as the first format's did,
