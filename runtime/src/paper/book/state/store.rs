@@ -241,7 +241,7 @@ pub(crate) fn load(db: &Database) -> Result<Option<State>, PaperError> {
     let mut meta = None;
     for row in book.iter().map_err(store_err)? {
         let (_, json) = row.map_err(store_err)?;
-        if let Some(m) = apply(&mut state, decode_row(json.value())?) {
+        if let Some(m) = apply(&mut state, decode_row(json.value())?, None) {
             meta = Some(m);
         }
     }
@@ -249,8 +249,7 @@ pub(crate) fn load(db: &Database) -> Result<Option<State>, PaperError> {
     for commit in log.iter().map_err(store_err)? {
         let (_, json) = commit.map_err(store_err)?;
         for row in decode_commit(json.value())? {
-            mark(&mut unfolded, &row);
-            if let Some(m) = apply(&mut state, row) {
+            if let Some(m) = apply(&mut state, row, Some(&mut unfolded)) {
                 meta = Some(m);
             }
         }
@@ -267,98 +266,73 @@ fn read_log_only(txn: &WriteTransaction) -> Result<Option<State>, PaperError> {
     let mut meta = None;
     for row in log.iter().map_err(store_err)? {
         let (_, json) = row.map_err(store_err)?;
-        if let Some(m) = apply(&mut state, decode_row(json.value())?) {
+        if let Some(m) = apply(&mut state, decode_row(json.value())?, None) {
             meta = Some(m);
         }
     }
     Ok(meta.map(|meta| State { meta, ..state }))
 }
 
-/// Applies one row to the book; the meta record is returned instead.
-fn apply(state: &mut State, row: Row) -> Option<Meta> {
+/// Applies one row to the book; the meta record is returned instead. A row of the log also
+/// notes its record in `unfolded`, for the next fold.
+fn apply(state: &mut State, row: Row, unfolded: Option<&mut Dirty>) -> Option<Meta> {
+    fn note<K: Ord>(unfolded: Option<&mut Dirty>, set: fn(&mut Dirty) -> &mut BTreeSet<K>, k: K) {
+        if let Some(d) = unfolded {
+            set(d).insert(k);
+        }
+    }
     match row {
         Row::Meta(m) => return Some(m),
         Row::Account(a) => {
+            note(unfolded, |d| &mut d.accounts, a.key.clone());
             state.accounts.insert(a.key.clone(), a);
         }
         Row::AccountGone(k) => {
             state.accounts.remove(&k);
+            note(unfolded, |d| &mut d.accounts, k);
         }
         Row::Order(o) => {
+            note(unfolded, |d| &mut d.orders, o.order_id);
             state.orders.insert(o.order_id, *o);
         }
         Row::OrderGone(k) => {
+            note(unfolded, |d| &mut d.orders, k);
             state.orders.remove(&k);
         }
         Row::Preview(p) => {
+            note(unfolded, |d| &mut d.previews, p.preview_id);
             state.previews.insert(p.preview_id, p);
         }
         Row::PreviewGone(k) => {
+            note(unfolded, |d| &mut d.previews, k);
             state.previews.remove(&k);
         }
         Row::Position(p) => {
+            note(unfolded, |d| &mut d.positions, p.position_id);
             state.positions.insert(p.position_id, p);
         }
         Row::PositionGone(k) => {
+            note(unfolded, |d| &mut d.positions, k);
             state.positions.remove(&k);
         }
         Row::Transaction(t) => {
+            note(unfolded, |d| &mut d.transactions, t.transaction_id);
             state.transactions.insert(t.transaction_id, t);
         }
         Row::TransactionGone(k) => {
+            note(unfolded, |d| &mut d.transactions, k);
             state.transactions.remove(&k);
         }
         Row::Ledger(e) => {
+            note(unfolded, |d| &mut d.ledger, e.entry_id);
             state.ledger.insert(e.entry_id, e);
         }
         Row::LedgerGone(k) => {
+            note(unfolded, |d| &mut d.ledger, k);
             state.ledger.remove(&k);
         }
     }
     None
-}
-
-/// Notes the record a log row wrote, for the next fold.
-fn mark(unfolded: &mut Dirty, row: &Row) {
-    match row {
-        Row::Meta(_) => unfolded.meta = true,
-        Row::Account(a) => {
-            unfolded.accounts.insert(a.key.clone());
-        }
-        Row::AccountGone(k) => {
-            unfolded.accounts.insert(k.clone());
-        }
-        Row::Order(o) => {
-            unfolded.orders.insert(o.order_id);
-        }
-        Row::OrderGone(k) => {
-            unfolded.orders.insert(*k);
-        }
-        Row::Preview(p) => {
-            unfolded.previews.insert(p.preview_id);
-        }
-        Row::PreviewGone(k) => {
-            unfolded.previews.insert(*k);
-        }
-        Row::Position(p) => {
-            unfolded.positions.insert(p.position_id);
-        }
-        Row::PositionGone(k) => {
-            unfolded.positions.insert(*k);
-        }
-        Row::Transaction(t) => {
-            unfolded.transactions.insert(t.transaction_id);
-        }
-        Row::TransactionGone(k) => {
-            unfolded.transactions.insert(*k);
-        }
-        Row::Ledger(e) => {
-            unfolded.ledger.insert(e.entry_id);
-        }
-        Row::LedgerGone(k) => {
-            unfolded.ledger.insert(*k);
-        }
-    }
 }
 
 /// Writes the dirty records of `state` in one write transaction: appended to the log, the
