@@ -39,8 +39,8 @@ const VERSION: u64 = 3;
 const LOG_ONLY_VERSION: u64 = 2;
 
 /// The most commits the log holds: a commit that would pass it folds the log into the book's
-/// table. A placement's two commits take about 4 KB, so the log's tree stays at two levels (a
-/// root and at most about a hundred leaves), and a fold comes every 64 placements.
+/// table. A placement's two commits take about 4 KB, a leaf each, so the log's tree stays at
+/// two levels (a root above at most 128 leaves), and a fold comes every 64 placements.
 const LOG_LIMIT: u64 = 128;
 
 /// The first byte of a record's key in the book's table: its kind.
