@@ -5,8 +5,7 @@
 //! (national days of mourning, weather, 2001-09-11) are not known, and years before a
 //! rule took effect are only as accurate as the `from` years noted below.
 
-use std::cell::Cell;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use jiff::Timestamp;
 use jiff::civil::{Date, DateTime, Time, Weekday, time};
@@ -89,20 +88,21 @@ pub fn is_trading_day(d: Date) -> bool {
 
 /// The name of the NYSE full-day holiday observed on `d`, if any.
 pub fn holiday(d: Date) -> Option<&'static str> {
-    // Every session check asks, several times per order, mostly about one year: its
-    // holidays (Easter's among them) are worked out once per thread and year.
-    thread_local! {
-        static YEAR: Cell<Option<(i16, Holidays)>> = const { Cell::new(None) };
-    }
+    // Every session check asks, several times per order, mostly about one year: the last
+    // year's holidays (Easter's among them) are kept rather than worked out each time.
+    static LAST_YEAR: Mutex<Option<(i16, Holidays)>> = Mutex::new(None);
     let year = d.year();
-    let days = YEAR.with(|cached| match cached.get() {
-        Some((y, days)) if y == year => days,
-        _ => {
-            let days = holidays(year);
-            cached.set(Some((year, days)));
-            days
+    let days = {
+        let mut last = LAST_YEAR.lock().unwrap_or_else(PoisonError::into_inner);
+        match *last {
+            Some((y, days)) if y == year => days,
+            _ => {
+                let days = holidays(year);
+                *last = Some((year, days));
+                days
+            }
         }
-    });
+    };
     days.into_iter()
         .find_map(|(date, name)| (date == Some(d)).then_some(name))
 }
