@@ -382,51 +382,47 @@ fn append(log: &mut redb::Table<'_, u64, &'static str>, state: &State) -> Result
         None => 1,
     };
     let mut rows = Vec::with_capacity(d.records() + 1);
-    let mut push = |row| -> Result<(), PaperError> {
-        rows.push(row);
-        Ok(())
-    };
     for k in &d.accounts {
-        push(match state.accounts.get(k) {
+        rows.push(match state.accounts.get(k) {
             Some(v) => RowRef::Account(v),
             None => RowRef::AccountGone(k),
-        })?;
+        });
     }
-    for_dirty(
+    dirty_rows(
         &d.orders,
         &state.orders,
         RowRef::Order,
         RowRef::OrderGone,
-        &mut push,
-    )?;
-    for_dirty(
+        &mut rows,
+    );
+    dirty_rows(
         &d.previews,
         &state.previews,
         RowRef::Preview,
         RowRef::PreviewGone,
-        &mut push,
-    )?;
-    for_dirty(
+        &mut rows,
+    );
+    dirty_rows(
         &d.positions,
         &state.positions,
         RowRef::Position,
         RowRef::PositionGone,
-        &mut push,
-    )?;
-    for_dirty(
+        &mut rows,
+    );
+    dirty_rows(
         &d.transactions,
         &state.transactions,
         RowRef::Transaction,
         RowRef::TransactionGone,
-        &mut push,
-    )?;
-    for_dirty(
+        &mut rows,
+    );
+    dirty_rows(
         &d.ledger,
         &state.ledger,
         RowRef::Ledger,
         RowRef::LedgerGone,
-        &mut push,
-    )?;
+        &mut rows,
+    );
     // Always, and last: `stored_generation` reads it from the log's end.
     rows.push(RowRef::Meta(&state.meta));
     log.insert(next, encode_commit(&rows)?.as_str())
@@ -438,20 +434,18 @@ fn encode_commit(rows: &[RowRef<'_>]) -> Result<String, PaperError> {
     serde_json::to_string(rows).map_err(store_err)
 }
 
-fn for_dirty<'a, K: Ord + Copy, V>(
+/// The row of each dirty key: its record, or its removal.
+fn dirty_rows<'a, K: Ord + Copy, V>(
     keys: &BTreeSet<K>,
     records: &'a BTreeMap<K, V>,
     put: impl Fn(&'a V) -> RowRef<'a>,
     gone: impl Fn(K) -> RowRef<'a>,
-    append: &mut impl FnMut(RowRef<'a>) -> Result<(), PaperError>,
-) -> Result<(), PaperError> {
-    for k in keys {
-        append(match records.get(k) {
-            Some(v) => put(v),
-            None => gone(*k),
-        })?;
-    }
-    Ok(())
+    rows: &mut Vec<RowRef<'a>>,
+) {
+    rows.extend(keys.iter().map(|k| match records.get(k) {
+        Some(v) => put(v),
+        None => gone(*k),
+    }));
 }
 
 /// Writes every record the log held and every dirty one to the book's table as it is now
