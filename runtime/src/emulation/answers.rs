@@ -11,7 +11,7 @@
 //! * [`order_entry`]: the preview, place and cancel answers around the echoed order;
 //!   [`orders`]: one order as list orders shows it.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::NumberStyle;
 
@@ -36,10 +36,13 @@ pub struct Style<'a> {
 /// A JSON object of these members, moved in: `json!` copies each value it is given through
 /// the serializer, which for an echoed order is most of an answer's cost.
 pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
-    Value::Object(
-        members
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
-    )
+    Value::Object(map(members))
+}
+
+/// [`object`]'s members, as a map still to be added to.
+pub(crate) fn map<const N: usize>(members: [(&str, Value); N]) -> Map<String, Value> {
+    members
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::super::NumberStyle;
 use super::super::codes;
 use super::super::order_echo::message;
-use super::object;
+use super::{map, object};
 
 /// What preview and place answers both say around the echoed order.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +32,7 @@ pub struct EntryAnswer<'a> {
 
 impl EntryAnswer<'_> {
     fn body(self, time_name: &str, message_name: &str, numbers: NumberStyle) -> Map<String, Value> {
-        let mut body: Map<String, Value> = [
+        let mut body = map([
             ("orderType", Value::from(self.order_type)),
             ("totalOrderValue", numbers.json(self.total_order_value)),
             ("totalCommission", numbers.json(self.total_commission)),
@@ -45,10 +45,7 @@ impl EntryAnswer<'_> {
             ("clientOrderId", Value::from(self.client_order_id)),
             ("Order", Value::Array(vec![self.order])),
             ("Disclosure", self.disclosure),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
+        ]);
         if self.commission_message {
             body.insert(message_name.to_owned(), Value::from(""));
         }
