@@ -23,6 +23,7 @@ use redb::{
     WriteTransaction,
 };
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use super::{
     AccountRec, Dirty, LedgerRec, Meta, OrderRec, PositionRec, PreviewRec, State, TransactionRec,
@@ -93,16 +94,18 @@ enum Row {
     LedgerGone(u64),
 }
 
+/// serde's text is left out: it can quote the record.
+fn unreadable(_: serde_json::Error) -> PaperError {
+    PaperError::Store("a record of the paper book could not be read".into())
+}
+
 fn decode_row(json: &str) -> Result<Row, PaperError> {
-    // serde's text is left out: it can quote the record.
-    serde_json::from_str(json)
-        .map_err(|_| PaperError::Store("a record of the paper book could not be read".into()))
+    serde_json::from_str(json).map_err(unreadable)
 }
 
 /// A commit's row of the log: its records, in the order written.
 fn decode_commit(json: &str) -> Result<Vec<Row>, PaperError> {
-    serde_json::from_str(json)
-        .map_err(|_| PaperError::Store("a record of the paper book could not be read".into()))
+    serde_json::from_str(json).map_err(unreadable)
 }
 
 fn encode_row(row: &RowRef<'_>) -> Result<String, PaperError> {
@@ -223,7 +226,9 @@ pub(crate) fn stored_generation(db: &Database) -> Result<Option<u64>, PaperError
     let Some((_, json)) = log.last().map_err(store_err)? else {
         return Ok(None);
     };
-    match decode_commit(json.value())?.pop() {
+    // Only the last record of the commit is decoded; the rest is only scanned.
+    let rows: Vec<&RawValue> = serde_json::from_str(json.value()).map_err(unreadable)?;
+    match rows.last().map(|row| decode_row(row.get())).transpose()? {
         Some(Row::Meta(meta)) => Ok(Some(meta.generation)),
         _ => Err(PaperError::Store(
             "the paper book's log does not end with its meta record".into(),
@@ -702,6 +707,30 @@ mod tests {
         fresh.committed();
         assert_eq!((rows(&db), book_rows(&db)), (1, live(&fresh)));
         assert_same(&load(&db).expect("load").expect("a book"), &fresh);
+    }
+
+    /// [`LOG_LIMIT`]'s promise: a full log of placement-sized commits (about 1 and 3 KB) is a
+    /// tree of two levels.
+    #[test]
+    fn a_full_log_is_two_levels_high() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Database::create(dir.path().join("p.redb")).expect("db");
+        prepare(&db).expect("prepare");
+        let mut s = seeded();
+        save(&db, &mut s, false).expect("save");
+        s.committed();
+        let key = s.accounts.keys().next().expect("account").clone();
+        for i in 1..LOG_LIMIT {
+            s.begin();
+            let mut a = s.accounts[&key].clone();
+            a.name = "n".repeat(if i % 2 == 1 { 1_000 } else { 3_200 });
+            s.put_account(a);
+            commit(&db, &mut s);
+        }
+        assert_eq!(rows(&db), LOG_LIMIT, "no fold yet");
+        let txn = db.begin_read().expect("read");
+        let stats = txn.open_table(LOG).expect("log").stats().expect("stats");
+        assert_eq!(stats.tree_height(), 2);
     }
 
     #[test]
