@@ -1,7 +1,7 @@
-//! The trading store opens files written by the previous format: the committed fixture
-//! `tests/fixtures/stores/trading-v1.redb` (written by [`write_fixture`] with the code of
-//! that format) reads back exactly as that code read it (`trading-v1.expected.json`), is
-//! migrated once, and takes new writes afterwards.
+//! The trading store opens files written by the earlier formats: the committed fixtures
+//! `tests/fixtures/stores/trading-v1.redb` and `trading-v2.redb` (each written by
+//! [`write_trading_fixture`] with the code of its format) read back exactly as that code read
+//! them (`trading-vN.expected.json`), are migrated once, and take new writes afterwards.
 
 use jiff::Timestamp;
 use jiff::civil::{Date, date};
@@ -165,8 +165,20 @@ fn claim(store: &TradingStore, preview_id: &str, profile: &str, day: Date, now: 
         .journal_id
 }
 
-/// Writes the fixture with the code of today's format. Run by hand, and only when making
-/// a fixture for a format that is about to change:
+/// The fixtures of the earlier formats, oldest first, each with a table only it has.
+const FIXTURES: [(&str, &str); 2] = [("trading-v1", "journal"), ("trading-v2", "trading")];
+
+/// The tables of a current file.
+const TABLES: [&str; 5] = [
+    "approval_pin",
+    "approval_pin_events",
+    "meta",
+    "trading",
+    "trading_recent",
+];
+
+/// Writes the fixture of today's format (3) with the code of that format. Run by hand, and
+/// only when making a fixture for a format that is about to change:
 /// `cargo nextest run --test trading --run-ignored only write_trading_fixture`.
 #[test]
 #[ignore = "writes the committed fixture; run by hand before a format change"]
@@ -177,7 +189,7 @@ fn write_trading_fixture() {
     fill(&store);
     let expected = dump(&store);
     drop(store);
-    store_fixture::save(&path, "trading-v1", &expected);
+    store_fixture::save(&path, "trading-v3", &expected);
 }
 
 /// The fixture's content: previews (open, used, approved, rejected, another profile's),
@@ -327,35 +339,47 @@ fn fill(store: &TradingStore) {
 }
 
 #[test]
-fn a_first_format_file_reads_back_exactly() {
-    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
-    assert!(store_fixture::tables(&path).contains(&"journal".to_string()));
-    let store = TradingStore::open(&path).expect("store");
-    assert_eq!(dump(&store), store_fixture::expected("trading-v1"));
-    drop(store);
-    assert_eq!(
-        store_fixture::tables(&path),
-        ["approval_pin", "approval_pin_events", "meta", "trading"],
-        "migrated: one table of records, the PIN's two, the format record"
-    );
+fn an_earlier_format_file_reads_back_exactly() {
+    for (fixture, own_table) in FIXTURES {
+        let (_dir, path) = store_fixture::copy(fixture, "trading.redb");
+        let tables = store_fixture::tables(&path);
+        assert!(
+            tables.contains(&own_table.to_string()),
+            "{fixture}: {tables:?}"
+        );
+        assert!(!tables.contains(&"trading_recent".to_string()), "{fixture}");
+        let store = TradingStore::open(&path).expect("store");
+        assert_eq!(dump(&store), store_fixture::expected(fixture), "{fixture}");
+        drop(store);
+        assert_eq!(
+            store_fixture::tables(&path),
+            TABLES,
+            "{fixture} migrated: the records' two tables, the PIN's two, the format record"
+        );
+    }
 }
 
 #[test]
 fn a_migrated_file_opens_again_unchanged() {
-    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
-    drop(TradingStore::open(&path).expect("first open migrates"));
-    let again = TradingStore::open(&path).expect("second open");
-    assert_eq!(dump(&again), store_fixture::expected("trading-v1"));
-    drop(again);
-    assert_eq!(
-        store_fixture::tables(&path),
-        ["approval_pin", "approval_pin_events", "meta", "trading"]
-    );
+    for (fixture, _) in FIXTURES {
+        let (_dir, path) = store_fixture::copy(fixture, "trading.redb");
+        drop(TradingStore::open(&path).expect("first open migrates"));
+        let again = TradingStore::open(&path).expect("second open");
+        assert_eq!(dump(&again), store_fixture::expected(fixture), "{fixture}");
+        drop(again);
+        assert_eq!(store_fixture::tables(&path), TABLES, "{fixture}");
+    }
 }
 
 #[test]
 fn a_migrated_file_takes_new_writes() {
-    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
+    for (fixture, _) in FIXTURES {
+        a_migrated_file_takes_a_new_claim(fixture);
+    }
+}
+
+fn a_migrated_file_takes_a_new_claim(fixture: &str) {
+    let (_dir, path) = store_fixture::copy(fixture, "trading.redb");
     let store = TradingStore::open(&path).expect("store");
     let before = store
         .daily_usage("sandbox", "default", ACCOUNT, DAY)
@@ -405,7 +429,7 @@ fn a_migrated_file_takes_new_writes() {
         Some(11)
     );
     // The rest is as it was.
-    let mut old = store_fixture::expected("trading-v1");
+    let mut old = store_fixture::expected(fixture);
     let mut now = dump(&store);
     for entry in [10, 11] {
         now["entries"][entry] = Value::Null;
@@ -416,23 +440,33 @@ fn a_migrated_file_takes_new_writes() {
         part["usage"]["sandbox/default/today"] = Value::Null;
         part["awaiting_decision"] = Value::Null;
     }
-    assert_eq!(now, old);
+    assert_eq!(now, old, "{fixture}");
 }
 
-/// An older etrade opening a migrated file fails on the `meta` table's type rather than
-/// starting an empty journal beside the records.
+/// An older etrade opening a migrated file refuses it rather than starting an empty journal
+/// beside the records or missing the recent ones: the first format's code fails on the
+/// `meta` table's type, the second's on the version.
 #[test]
 fn an_older_etrade_cannot_use_a_migrated_file() {
     use redb::ReadableDatabase;
-    let (_dir, path) = store_fixture::copy("trading-v1", "trading.redb");
-    drop(TradingStore::open(&path).expect("migrates"));
-    let db = store_fixture::open_released(&path);
-    let txn = db.begin_read().expect("read");
-    let old_meta: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("meta");
-    assert!(matches!(
-        txn.open_table(old_meta),
-        Err(redb::TableError::TableTypeMismatch { .. })
-    ));
+    for (fixture, _) in FIXTURES {
+        let (_dir, path) = store_fixture::copy(fixture, "trading.redb");
+        drop(TradingStore::open(&path).expect("migrates"));
+        let db = store_fixture::open_released(&path);
+        let txn = db.begin_read().expect("read");
+        let old_meta: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("meta");
+        assert!(
+            matches!(
+                txn.open_table(old_meta),
+                Err(redb::TableError::TableTypeMismatch { .. })
+            ),
+            "{fixture}"
+        );
+        let meta: redb::TableDefinition<&str, &str> = redb::TableDefinition::new("meta");
+        let meta = txn.open_table(meta).expect("meta");
+        let version = meta.get("format").expect("get").expect("version");
+        assert_eq!(version.value(), "3", "{fixture}");
+    }
 }
 
 /// The same operations on a new file in the current format answer as the first format's

@@ -8,7 +8,8 @@
 //! contend for the file lock.
 //!
 //! Records are JSON so the on-disk format follows the serde derives in [`super::types`];
-//! previews, the journal and the daily usage share one table (see [`format`]).
+//! previews, the journal and the daily usage share one key space (see [`format`]), read and
+//! written through [`records::Records`].
 
 use std::fmt::Display;
 use std::fs;
@@ -29,6 +30,7 @@ use super::types::{
 mod approvals;
 mod format;
 mod pin;
+mod records;
 
 use crate::store_lease::{DatabaseLease, LeaseError};
 pub use approvals::{ApprovalError, DecisionFor};
@@ -37,9 +39,9 @@ pub use pin::{
 };
 
 use format::{
-    JOURNAL_START, NEXT_JOURNAL_ID, PREVIEW_END, PREVIEW_START, RECORDS, journal_key, preview_key,
-    usage_key,
+    JOURNAL_START, NEXT_JOURNAL_ID, PREVIEW_END, PREVIEW_START, journal_key, preview_key, usage_key,
 };
+use records::{ReadRecords, Records, WriteRecords};
 
 const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -129,6 +131,8 @@ pub struct TradingStore {
     /// Who this process acts for, as the vault's OS reported the connection's peer: written
     /// into each journal entry and approval this store records.
     peer: Option<String>,
+    /// Recent records a write may leave before it settles them ([`records::RECENT_LIMIT`]).
+    recent_limit: u64,
 }
 
 impl TradingStore {
@@ -154,6 +158,7 @@ impl TradingStore {
             tables_made: AtomicBool::new(false),
             may_create: true,
             peer: None,
+            recent_limit: records::RECENT_LIMIT,
         })
     }
 
@@ -172,6 +177,7 @@ impl TradingStore {
             tables_made: AtomicBool::new(false),
             may_create: false,
             peer: None,
+            recent_limit: records::RECENT_LIMIT,
         };
         store.with_db(|_| Ok::<_, StoreError>(()))?;
         Ok(store)
@@ -220,19 +226,14 @@ impl TradingStore {
 
     pub fn insert_preview(&self, record: &PreviewRecord) -> Result<(), StoreError> {
         let json = encode(record)?;
-        self.write(|txn| {
-            let mut records = txn.open_table(RECORDS).db()?;
-            records
-                .insert(preview_key(&record.preview_id).as_slice(), json.as_str())
-                .db()?;
-            Ok(())
+        self.write_records(|records| {
+            records.insert(preview_key(&record.preview_id).as_slice(), json.as_str())
         })
     }
 
     pub fn preview(&self, preview_id: &str) -> Result<Option<PreviewRecord>, StoreError> {
-        self.read(|txn| {
-            let records = txn.open_table(RECORDS).db()?;
-            let guard = records.get(preview_key(preview_id).as_slice()).db()?;
+        self.read_records(|records| {
+            let guard = records.get(preview_key(preview_id).as_slice())?;
             guard.map(|json| decode(json.value())).transpose()
         })
     }
@@ -242,11 +243,10 @@ impl TradingStore {
     /// order in the day's usage and appends the intent as a Pending journal entry. Nothing
     /// is written when any check fails.
     pub fn claim_preview(&self, claim: &PreviewClaim<'_>) -> Result<Claimed, ClaimError> {
-        self.write(|txn| {
-            let mut records = txn.open_table(RECORDS).db()?;
+        self.write_records(|records| {
             let preview_key = preview_key(claim.preview_id);
             let mut preview: PreviewRecord = {
-                let guard = records.get(preview_key.as_slice()).db()?;
+                let guard = records.get(preview_key.as_slice())?;
                 match guard {
                     Some(json) => decode(json.value())?,
                     None => return Err(ClaimError::NotFound),
@@ -282,16 +282,14 @@ impl TradingStore {
                 claim.account_id_key,
                 claim.trading_day,
             );
-            let mut usage = read_usage(&records, &key)?;
+            let mut usage = read_usage(records, &key)?;
             (claim.daily_check)(&usage, &preview.summary).map_err(ClaimError::Policy)?;
 
-            let journal_id = append_entry(&mut records, claim.intent)?;
+            let journal_id = append_entry(records, claim.intent)?;
             preview.used_at = Some(claim.now);
             preview.used_by = Some(journal_id);
             let preview_json = encode(&preview)?;
-            records
-                .insert(preview_key.as_slice(), preview_json.as_str())
-                .db()?;
+            records.insert(preview_key.as_slice(), preview_json.as_str())?;
 
             // Saturating: a counter that cannot grow further still enforces its limit, and
             // overflowing on stored values must not panic.
@@ -300,7 +298,7 @@ impl TradingStore {
                 .notional
                 .saturating_add(preview.summary.estimated_notional.unwrap_or_default());
             let usage_json = encode(&usage)?;
-            records.insert(key.as_slice(), usage_json.as_str()).db()?;
+            records.insert(key.as_slice(), usage_json.as_str())?;
 
             Ok(Claimed {
                 preview,
@@ -312,7 +310,7 @@ impl TradingStore {
     /// Appends a journal entry with `Outcome::Pending`; returns its id (ids increase,
     /// starting at 1).
     pub fn append_intent(&self, intent: &JournalIntent) -> Result<u64, StoreError> {
-        self.write(|txn| append_entry(&mut txn.open_table(RECORDS).db()?, intent))
+        self.write_records(|records| append_entry(records, intent))
     }
 
     pub fn record_outcome(&self, id: u64, outcome: &Outcome) -> Result<(), StoreError> {
@@ -352,9 +350,8 @@ impl TradingStore {
     }
 
     pub fn journal_entry(&self, id: u64) -> Result<Option<JournalEntry>, StoreError> {
-        self.read(|txn| {
-            let records = txn.open_table(RECORDS).db()?;
-            let guard = records.get(journal_key(id).as_slice()).db()?;
+        self.read_records(|records| {
+            let guard = records.get(journal_key(id).as_slice())?;
             guard.map(|json| decode(json.value())).transpose()
         })
     }
@@ -369,8 +366,7 @@ impl TradingStore {
         limit: usize,
     ) -> Result<JournalPage, StoreError> {
         let limit = limit.clamp(1, MAX_PAGE);
-        self.read(|txn| {
-            let records = txn.open_table(RECORDS).db()?;
+        self.read_records(|records| {
             let before = before.map(journal_key);
             let upper = before
                 .as_ref()
@@ -379,12 +375,8 @@ impl TradingStore {
                 });
             let mut entries = Vec::with_capacity(limit);
             let mut more = false;
-            for item in records
-                .range::<&[u8]>((Bound::Excluded(JOURNAL_START), upper))
-                .db()?
-                .rev()
-            {
-                let (_, json) = item.db()?;
+            for item in records.range_rev((Bound::Excluded(JOURNAL_START), upper))? {
+                let (_, json) = item?;
                 let entry: JournalEntry = decode(json.value())?;
                 if entry.intent.environment != environment || entry.intent.profile != profile {
                     continue;
@@ -415,14 +407,13 @@ impl TradingStore {
         environment: &str,
         profile: &str,
     ) -> Result<Vec<JournalEntry>, StoreError> {
-        self.read(|txn| {
-            let records = txn.open_table(RECORDS).db()?;
+        self.read_records(|records| {
             let mut found = Vec::new();
-            for item in records
-                .range::<&[u8]>(JOURNAL_START..NEXT_JOURNAL_ID)
-                .db()?
-            {
-                let (_, json) = item.db()?;
+            for item in records.range((
+                Bound::Included(JOURNAL_START),
+                Bound::Excluded(NEXT_JOURNAL_ID),
+            ))? {
+                let (_, json) = item?;
                 let entry: JournalEntry = decode(json.value())?;
                 if entry.intent.environment == environment
                     && entry.intent.profile == profile
@@ -444,17 +435,18 @@ impl TradingStore {
         day: jiff::civil::Date,
     ) -> Result<DailyUsage, StoreError> {
         let key = usage_key(environment, profile, account_id_key, day);
-        self.read(|txn| read_usage(&txn.open_table(RECORDS).db()?, &key))
+        self.read_records(|records| read_usage(records, &key))
     }
 
     /// Housekeeping: deletes previews that expired before `cutoff` and were never used;
     /// returns how many. Used previews stay, as the journal refers to them.
     pub fn purge_expired_previews(&self, cutoff: jiff::Timestamp) -> Result<usize, StoreError> {
-        self.write(|txn| {
-            let mut records = txn.open_table(RECORDS).db()?;
+        self.write_records(|records| {
             let mut stale = Vec::new();
-            for item in records.range::<&[u8]>(PREVIEW_START..PREVIEW_END).db()? {
-                let (key, json) = item.db()?;
+            for item in
+                records.range((Bound::Included(PREVIEW_START), Bound::Excluded(PREVIEW_END)))?
+            {
+                let (key, json) = item?;
                 let record: PreviewRecord = decode(json.value())?;
                 if record.expires_at < cutoff
                     && record.used_at.is_none()
@@ -464,7 +456,7 @@ impl TradingStore {
                 }
             }
             for key in &stale {
-                records.remove(key.as_slice()).db()?;
+                records.remove(key.as_slice())?;
             }
             Ok(stale.len())
         })
@@ -476,11 +468,10 @@ impl TradingStore {
         id: u64,
         change: impl FnOnce(&mut JournalEntry) -> bool,
     ) -> Result<bool, StoreError> {
-        self.write(|txn| {
-            let mut records = txn.open_table(RECORDS).db()?;
+        self.write_records(|records| {
             let key = journal_key(id);
             let mut entry: JournalEntry = {
-                let guard = records.get(key.as_slice()).db()?;
+                let guard = records.get(key.as_slice())?;
                 match guard {
                     Some(json) => decode(json.value())?,
                     // Ids come from append_intent/claim_preview, so a missing one is a caller
@@ -496,7 +487,7 @@ impl TradingStore {
                 return Ok(false);
             }
             let json = encode(&entry)?;
-            records.insert(key.as_slice(), json.as_str()).db()?;
+            records.insert(key.as_slice(), json.as_str())?;
             Ok(true)
         })
     }
@@ -524,11 +515,32 @@ impl TradingStore {
         })
     }
 
+    /// [`TradingStore::write`] on the records, settling the recent ones when the write
+    /// leaves too many.
+    fn write_records<T, E: From<StoreError> + From<LeaseError>>(
+        &self,
+        f: impl FnOnce(&mut WriteRecords<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.write(|txn| {
+            let mut records = Records::write(txn, self.recent_limit)?;
+            let value = f(&mut records)?;
+            records.settle_if_full()?;
+            Ok(value)
+        })
+    }
+
     fn read<T>(
         &self,
         f: impl FnOnce(&ReadTransaction) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.with_db(|db| f(&db.begin_read().db()?))
+    }
+
+    fn read_records<T>(
+        &self,
+        f: impl FnOnce(&ReadRecords) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read(|txn| f(&Records::read(txn)?))
     }
 }
 
@@ -539,15 +551,15 @@ fn create_private_file(path: &Path) -> Result<(), StoreError> {
 }
 
 /// Appends `intent` as a Pending entry to the records; returns the new id.
-fn append_entry(records: &mut Records<'_>, intent: &JournalIntent) -> Result<u64, StoreError> {
-    let id: u64 = match records.get(NEXT_JOURNAL_ID).db()? {
+fn append_entry(records: &mut WriteRecords<'_>, intent: &JournalIntent) -> Result<u64, StoreError> {
+    let id: u64 = match records.get(NEXT_JOURNAL_ID)? {
         Some(next) => next.value().parse().map_err(|_| StoreError::Corrupt)?,
         None => 1,
     };
     let next = id.checked_add(1).ok_or(StoreError::Corrupt)?;
     let key = journal_key(id);
     // A counter behind the stored ids would overwrite history; treat it as corruption.
-    if records.get(key.as_slice()).db()?.is_some() {
+    if records.get(key.as_slice())?.is_some() {
         return Err(StoreError::Corrupt);
     }
     let entry = JournalEntry {
@@ -558,21 +570,16 @@ fn append_entry(records: &mut Records<'_>, intent: &JournalIntent) -> Result<u64
         approval: None,
     };
     let json = encode(&entry)?;
-    records.insert(key.as_slice(), json.as_str()).db()?;
-    records
-        .insert(NEXT_JOURNAL_ID, next.to_string().as_str())
-        .db()?;
+    records.insert(key.as_slice(), json.as_str())?;
+    records.insert(NEXT_JOURNAL_ID, next.to_string().as_str())?;
     Ok(id)
 }
 
-/// The records table as a write transaction opens it.
-type Records<'t> = redb::Table<'t, &'static [u8], &'static str>;
-
-fn read_usage(
-    table: &impl ReadableTable<&'static [u8], &'static str>,
+fn read_usage<T: ReadableTable<&'static [u8], &'static str>>(
+    records: &Records<T>,
     key: &[u8],
 ) -> Result<DailyUsage, StoreError> {
-    match table.get(key).db()? {
+    match records.get(key)? {
         Some(json) => decode(json.value()),
         None => Ok(DailyUsage::default()),
     }
@@ -650,9 +657,12 @@ mod tests {
         Timestamp::from_second(1_741_950_000 + second).unwrap()
     }
 
+    /// A store that settles its records after every second write, so that the tests' reads
+    /// find them in both tables.
     fn temp_store() -> (tempfile::TempDir, TradingStore) {
         let dir = tempfile::tempdir().unwrap();
-        let store = TradingStore::open(dir.path().join("state").join("trading.redb")).unwrap();
+        let mut store = TradingStore::open(dir.path().join("state").join("trading.redb")).unwrap();
+        store.recent_limit = 2;
         (dir, store)
     }
 
@@ -1239,7 +1249,7 @@ mod tests {
 
         let panicked = catch_unwind(AssertUnwindSafe(|| {
             store.write(|txn| -> Result<(), StoreError> {
-                txn.open_table(RECORDS).db()?;
+                txn.open_table(format::SETTLED).db()?;
                 panic!("an operation panics mid-transaction");
             })
         }));
@@ -1447,12 +1457,15 @@ mod tests {
         {
             let db = open_when_released(store.path());
             let txn = db.begin_write().unwrap();
-            let mut records = txn.open_table(RECORDS).unwrap();
-            records
+            // One in each table: every reader sees both.
+            let mut recent = txn.open_table(format::RECENT).unwrap();
+            recent
                 .insert(preview_key("bad").as_slice(), "{not json")
                 .unwrap();
-            records.insert(journal_key(1).as_slice(), "[]").unwrap();
-            drop(records);
+            drop(recent);
+            let mut settled = txn.open_table(format::SETTLED).unwrap();
+            settled.insert(journal_key(1).as_slice(), "[]").unwrap();
+            drop(settled);
             txn.commit().unwrap();
         }
         assert!(matches!(store.preview("bad"), Err(StoreError::Corrupt)));
@@ -1588,5 +1601,198 @@ mod tests {
         });
         assert!(matches!(foreign, Err(ApprovalError::OtherEnvironment)));
         assert!(store.preview("A").unwrap().unwrap().approval.is_none());
+    }
+
+    /// The store's records in each table: (recent, settled).
+    fn table_sizes(store: &TradingStore) -> (u64, u64) {
+        use redb::ReadableTableMetadata;
+        store
+            .read(|txn| {
+                let recent = txn.open_table(format::RECENT).db()?.len().db()?;
+                let settled = txn.open_table(format::SETTLED).db()?.len().db()?;
+                Ok((recent, settled))
+            })
+            .unwrap()
+    }
+
+    /// Everything the store's reads answer, as text.
+    fn everything(store: &TradingStore, previews: &[String]) -> String {
+        let mut out = String::new();
+        let mut before = None;
+        loop {
+            let page = store.journal_page("sandbox", "default", before, 3).unwrap();
+            out += &format!("{page:?}\n");
+            before = page.next_before;
+            if before.is_none() {
+                break;
+            }
+        }
+        out += &format!(
+            "{:?}\n",
+            store.journal_page("production", "default", None, 100)
+        );
+        for id in 0..40 {
+            out += &format!("{:?}\n", store.journal_entry(id));
+        }
+        for id in previews {
+            out += &format!("{:?}\n", store.preview(id));
+        }
+        out += &format!(
+            "{:?}\n{:?}\n{:?}\n",
+            store.daily_usage("sandbox", "default", "acct", DAY),
+            store.needing_reconciliation("sandbox", "default"),
+            store.awaiting_decision("sandbox", "default", at(100)),
+        );
+        out
+    }
+
+    /// Wherever the records are, in the recent table, the settled one or both, every read
+    /// answers the same: the same writes go to stores that settle after every write, after
+    /// every few, and never, and after each one all of them answer alike.
+    #[test]
+    fn every_read_answers_alike_wherever_the_records_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let stores: Vec<TradingStore> = [0, 1, 3, u64::MAX]
+            .into_iter()
+            .map(|limit| {
+                let mut store =
+                    TradingStore::open(dir.path().join(format!("t{limit}.redb"))).unwrap();
+                store.recent_limit = limit;
+                store
+            })
+            .collect();
+        let ids: Vec<String> = (0..12).map(|i| format!("p{i}")).collect();
+        type Step = Box<dyn Fn(&TradingStore) -> String>;
+        let mut steps: Vec<Step> = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let id = id.clone();
+            steps.push(Box::new(move |store| {
+                let mut p = preview(&id, PreviewKind::New);
+                // Every third expires early (the purge takes the unused ones).
+                if i % 3 == 2 {
+                    p.expires_at = at(8);
+                }
+                format!("{:?}", store.insert_preview(&p))
+            }));
+        }
+        for (i, id) in ids.iter().enumerate() {
+            let id = id.clone();
+            steps.push(Box::new(move |store| {
+                let place = intent("sandbox", MutationKind::PlaceOrder);
+                let mut claim = claim(&id, &place, &allow);
+                claim.now = at(5 + i as i64);
+                let claimed = store.claim_preview(&claim);
+                let mut out = format!("{claimed:?}");
+                if let Ok(c) = &claimed {
+                    let outcome = match i % 3 {
+                        0 => uncertain(),
+                        1 => Outcome::Succeeded {
+                            at: at(30),
+                            order_id: Some(i as i64),
+                            deleted_alert_ids: vec![],
+                        },
+                        _ => Outcome::Pending,
+                    };
+                    out += &format!("{:?}", store.record_outcome(c.journal_id, &outcome));
+                }
+                // A second claim of the same preview is refused, whichever table holds it.
+                out += &format!("{:?}", store.claim_preview(&claim).map(|c| c.journal_id));
+                out
+            }));
+            if i % 4 == 1 {
+                steps.push(Box::new(|store| {
+                    let id = store
+                        .append_intent(&intent("production", MutationKind::CancelOrder))
+                        .unwrap();
+                    format!("{:?}", store.record_outcome_if_pending(id, &uncertain()))
+                }));
+            }
+            if i % 5 == 0 {
+                steps.push(Box::new(move |store| {
+                    let id = store
+                        .needing_reconciliation("sandbox", "default")
+                        .unwrap()
+                        .first()
+                        .map(|e| e.id);
+                    format!(
+                        "{:?}",
+                        id.map(|id| store.record_reconciliation(
+                            id,
+                            &Reconciliation {
+                                status: ReconcileStatus::NotFound,
+                                at: at(40),
+                                order_id: None,
+                                order_status: None,
+                                note: None,
+                            }
+                        ))
+                    )
+                }));
+            }
+        }
+        for id in ["p0", "p4", "p5", "p7"] {
+            steps.push(Box::new(move |store| {
+                format!("{:?}", decide(store, id, Decision::Approved))
+            }));
+        }
+        steps.push(Box::new(|store| {
+            format!("{:?}", store.purge_expired_previews(at(9)))
+        }));
+        let mut mixed = false;
+        for step in &steps {
+            let answers: Vec<String> = stores
+                .iter()
+                .map(|store| step(store) + &everything(store, &ids))
+                .collect();
+            for (store, answer) in stores.iter().zip(&answers) {
+                assert_eq!(answer, &answers[0], "limit {}", store.recent_limit);
+            }
+            let (recent, settled) = table_sizes(&stores[2]);
+            mixed |= recent > 0 && settled > 0;
+            assert_eq!(table_sizes(&stores[0]).0, 0, "settled at every write");
+            assert_eq!(table_sizes(&stores[3]).1, 0, "never settled");
+        }
+        assert!(mixed, "the limit-3 store had records in both tables");
+    }
+
+    /// At the real limit, the recent table of placement-sized records stays two levels high:
+    /// each commit of a placement rewrites its root and a leaf or two.
+    #[test]
+    fn recent_records_settle_past_the_limit_and_stay_two_levels_high() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TradingStore::open(dir.path().join("t.redb")).unwrap();
+        let mut highest = 0;
+        for i in 0..(records::RECENT_LIMIT * 3) {
+            let id = format!("pv-{i:04}");
+            let mut p = preview(&id, PreviewKind::New);
+            p.order_fields = "x".repeat(600);
+            store.insert_preview(&p).unwrap();
+            let place = intent("sandbox", MutationKind::PlaceOrder);
+            let claimed = store.claim_preview(&claim(&id, &place, &allow)).unwrap();
+            store
+                .record_outcome(claimed.journal_id, &uncertain())
+                .unwrap();
+            let (recent, _) = table_sizes(&store);
+            assert!(recent <= records::RECENT_LIMIT, "{recent} recent records");
+            let height = store
+                .read(|txn| {
+                    use redb::ReadableTableMetadata;
+                    txn.open_table(format::RECENT).db()?.stats().db()
+                })
+                .unwrap()
+                .tree_height();
+            highest = highest.max(height);
+        }
+        assert_eq!(highest, 2);
+        let (recent, settled) = table_sizes(&store);
+        assert!(settled > 0 && recent < records::RECENT_LIMIT);
+        assert_eq!(
+            store
+                .journal_page("sandbox", "default", None, 100)
+                .unwrap()
+                .entries
+                .len(),
+            100
+        );
     }
 }

@@ -2,11 +2,12 @@
 //! for one. The decision is written to the preview and to its journal entry in one
 //! transaction.
 
-use super::format::{PREVIEW_END, PREVIEW_START, RECORDS, journal_key, preview_key};
-use super::{IntoStore, StoreError, TradingStore, decode, encode};
+use std::ops::Bound;
+
+use super::format::{PREVIEW_END, PREVIEW_START, journal_key, preview_key};
+use super::{StoreError, TradingStore, decode, encode};
 use crate::trading::approval::{ApprovalRecord, Channel, Decision};
 use crate::trading::types::{JournalEntry, PreviewRecord};
-use redb::ReadableTable;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApprovalError {
@@ -38,10 +39,9 @@ impl TradingStore {
     /// Records the decision once: a preview that is used, expired or already decided is
     /// refused and nothing is written.
     pub fn record_decision(&self, d: &DecisionFor<'_>) -> Result<PreviewRecord, ApprovalError> {
-        self.write(|txn| {
-            let mut records = txn.open_table(RECORDS).db()?;
+        self.write_records(|records| {
             let preview_key = preview_key(d.preview_id);
-            let mut preview: PreviewRecord = match records.get(preview_key.as_slice()).db()? {
+            let mut preview: PreviewRecord = match records.get(preview_key.as_slice())? {
                 Some(json) => decode(json.value())?,
                 None => return Err(ApprovalError::NotFound),
             };
@@ -66,17 +66,17 @@ impl TradingStore {
             };
             preview.approval = Some(record.clone());
             let json = encode(&preview)?;
-            records.insert(preview_key.as_slice(), json.as_str()).db()?;
+            records.insert(preview_key.as_slice(), json.as_str())?;
             if let Some(id) = preview.journal_id {
                 let key = journal_key(id);
-                let entry = match records.get(key.as_slice()).db()? {
+                let entry = match records.get(key.as_slice())? {
                     Some(json) => Some(decode::<JournalEntry>(json.value())?),
                     None => None,
                 };
                 if let Some(mut entry) = entry {
                     entry.approval = Some(record);
                     let json = encode(&entry)?;
-                    records.insert(key.as_slice(), json.as_str()).db()?;
+                    records.insert(key.as_slice(), json.as_str())?;
                 }
             }
             Ok(preview)
@@ -91,11 +91,12 @@ impl TradingStore {
         profile: &str,
         now: jiff::Timestamp,
     ) -> Result<Vec<PreviewRecord>, StoreError> {
-        self.read(|txn| {
-            let records = txn.open_table(RECORDS).db()?;
+        self.read_records(|records| {
             let mut out = Vec::new();
-            for row in records.range::<&[u8]>(PREVIEW_START..PREVIEW_END).db()? {
-                let (_, json) = row.db()?;
+            for row in
+                records.range((Bound::Included(PREVIEW_START), Bound::Excluded(PREVIEW_END)))?
+            {
+                let (_, json) = row?;
                 let p: PreviewRecord = decode(json.value())?;
                 if p.environment == environment
                     && p.profile == profile

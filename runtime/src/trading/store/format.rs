@@ -1,6 +1,7 @@
-//! The file's layout: one table of records for previews, the journal, its id counter and
-//! the daily usage, so a placement's commit rewrites the leaves of one B-tree only, and the
-//! migration from the first format (one table each).
+//! The file's layout: previews, the journal, its id counter and the daily usage share one
+//! key space, kept in two tables: the recent records and the settled ones (see
+//! [`super::records`]); and the migrations from the first format (one table each) and the
+//! second (the settled table alone).
 //!
 //! Keys are bytes, a tag byte first:
 //! - `j` + id (big-endian u64): a journal entry, so entries sort by id;
@@ -21,10 +22,15 @@ use redb::{
 
 use super::{IntoStore, StoreError, pin};
 
-pub(super) const RECORDS: TableDefinition<&[u8], &str> = TableDefinition::new("trading");
+/// Records as of the last time the recent ones were settled: the second format's one table.
+pub(super) const SETTLED: TableDefinition<&[u8], &str> = TableDefinition::new("trading");
+/// Records written since.
+pub(super) const RECENT: TableDefinition<&[u8], &str> = TableDefinition::new("trading_recent");
 pub(super) const FORMAT: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const FORMAT_KEY: &str = "format";
-const VERSION: &str = "2";
+const VERSION: &str = "3";
+/// The settled table alone, which format 3 reads as it is.
+const SETTLED_ONLY_VERSION: &str = "2";
 
 const JOURNAL_TAG: u8 = b'j';
 pub(super) const NEXT_JOURNAL_ID: &[u8] = b"k";
@@ -74,16 +80,23 @@ pub(super) fn usage_key(
     key
 }
 
-/// Makes the file current: a new file gets the tables, a file in the first format is
+/// Makes the file current: a new file gets the tables, a file in an older format is
 /// migrated, in one write transaction either way. A current file is only read. Processes
 /// open the file one at a time (the lease), so the first to open it migrates and the
 /// others find it done.
+///
+/// An older etrade refuses a migrated file: format 1's code fails on the type of `meta`,
+/// format 2's on the version.
 pub(super) fn prepare(db: &Database) -> Result<(), StoreError> {
     {
         let txn = db.begin_read().db()?;
-        if txn.list_tables().db()?.any(|t| t.name() == RECORDS.name()) {
+        if txn.list_tables().db()?.any(|t| t.name() == SETTLED.name()) {
             let format = txn.open_table(FORMAT).db()?;
-            return check_version(format.get(FORMAT_KEY).db()?.as_ref().map(|v| v.value()));
+            let version = format.get(FORMAT_KEY).db()?;
+            match version.as_ref().map(|v| v.value()) {
+                Some(SETTLED_ONLY_VERSION) => {}
+                other => return check_version(other),
+            }
         }
     }
     let txn = db.begin_write().db()?;
@@ -92,18 +105,19 @@ pub(super) fn prepare(db: &Database) -> Result<(), StoreError> {
         .db()?
         .map(|t| t.name().to_owned())
         .collect();
-    if !names.iter().any(|n| n == RECORDS.name()) {
+    if !names.iter().any(|n| n == SETTLED.name()) {
         if names.iter().any(|n| v1::TABLES.contains(&n.as_str())) {
             v1::migrate(&txn)?;
         }
-        txn.open_table(RECORDS).db()?;
-        txn.open_table(FORMAT)
-            .db()?
-            .insert(FORMAT_KEY, VERSION)
-            .db()?;
+        txn.open_table(SETTLED).db()?;
         txn.open_table(pin::PIN).db()?;
         txn.open_table(pin::PIN_EVENTS).db()?;
     }
+    txn.open_table(RECENT).db()?;
+    txn.open_table(FORMAT)
+        .db()?
+        .insert(FORMAT_KEY, VERSION)
+        .db()?;
     txn.commit().db()
 }
 
@@ -131,10 +145,10 @@ mod v1 {
 
     pub(super) const TABLES: [&str; 4] = ["previews", "journal", "meta", "usage"];
 
-    /// Copies every record (the JSON unchanged) into [`RECORDS`] and deletes the old
+    /// Copies every record (the JSON unchanged) into [`SETTLED`] and deletes the old
     /// tables, within `txn`.
     pub(super) fn migrate(txn: &WriteTransaction) -> Result<(), StoreError> {
-        let mut records = txn.open_table(RECORDS).db()?;
+        let mut records = txn.open_table(SETTLED).db()?;
         {
             let previews = txn.open_table(PREVIEWS).db()?;
             for row in previews.iter().db()? {
@@ -227,7 +241,7 @@ mod tests {
         let txn = db.begin_write().expect("write");
         txn.open_table(FORMAT)
             .expect("format")
-            .insert(FORMAT_KEY, "3")
+            .insert(FORMAT_KEY, "4")
             .expect("insert");
         txn.commit().expect("commit");
         assert!(matches!(prepare(&db), Err(StoreError::Database(text)) if text.contains("newer")));
