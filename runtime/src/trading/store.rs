@@ -522,9 +522,9 @@ impl TradingStore {
         f: impl FnOnce(&mut WriteRecords<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
         self.write(|txn| {
-            let mut records = Records::write(txn, self.recent_limit)?;
+            let mut records = Records::write(txn)?;
             let value = f(&mut records)?;
-            records.settle_if_full()?;
+            records.settle_past(self.recent_limit)?;
             Ok(value)
         })
     }

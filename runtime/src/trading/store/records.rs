@@ -36,19 +36,16 @@ pub(super) type Row<'a> = (
 pub(super) struct Records<T> {
     recent: T,
     settled: T,
-    /// Recent records past which a write settles them ([`RECENT_LIMIT`]; tests lower it).
-    limit: u64,
 }
 
 pub(super) type WriteRecords<'t> = Records<WriteTable<'t>>;
 pub(super) type ReadRecords = Records<ReadTable>;
 
 impl<'t> Records<WriteTable<'t>> {
-    pub(super) fn write(txn: &'t WriteTransaction, limit: u64) -> Result<Self, StoreError> {
+    pub(super) fn write(txn: &'t WriteTransaction) -> Result<Self, StoreError> {
         Ok(Records {
             recent: txn.open_table(RECENT).db()?,
             settled: txn.open_table(SETTLED).db()?,
-            limit,
         })
     }
 
@@ -63,10 +60,10 @@ impl<'t> Records<WriteTable<'t>> {
         Ok(())
     }
 
-    /// Settles every recent record when there are more than the limit; called once per
-    /// write, after its last insert.
-    pub(super) fn settle_if_full(&mut self) -> Result<(), StoreError> {
-        if self.recent.len().db()? <= self.limit {
+    /// Settles every recent record when there are more than `limit` ([`RECENT_LIMIT`]; tests
+    /// lower it); called once per write, after its last insert.
+    pub(super) fn settle_past(&mut self, limit: u64) -> Result<(), StoreError> {
+        if self.recent.len().db()? <= limit {
             return Ok(());
         }
         let rows = self
@@ -91,7 +88,6 @@ impl Records<ReadTable> {
         Ok(Records {
             recent: txn.open_table(RECENT).db()?,
             settled: txn.open_table(SETTLED).db()?,
-            limit: RECENT_LIMIT,
         })
     }
 }
